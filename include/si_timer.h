@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * si_timer: soft-interruptible timers for unmodified kernels.
+ *
+ * A struct si_timer behaves like a struct timer_list: same jiffies
+ * semantics, same return values, same synchronisation rules. Its callback
+ * runs on a per-CPU executor kthread of the CPU where the timer expired.
+ *
+ * Without SI_TIMER_SOFTINTERRUPTIBLE the callback runs as in the TIMER
+ * softirq: in_serving_softirq() is true and no other softirq runs on that
+ * CPU until it returns (on PREEMPT_RT the BH lock is held).
+ *
+ * With SI_TIMER_SOFTINTERRUPTIBLE (only for audited callbacks that do not
+ * rely on bottom-half exclusion) the callback runs with bottom halves
+ * enabled: NET_RX, TASKLET, BLOCK, RCU... may run in between on that CPU,
+ * but the timer vectors stay masked so timer callbacks still never
+ * interleave on one CPU (where the vector mask emulation is available,
+ * see README.md).
+ */
+#ifndef _SI_TIMER_H
+#define _SI_TIMER_H
+
+#include <linux/timer.h>
+#include <linux/list.h>
+#include <linux/sched.h>
+
+#define SI_TIMER_VERSION "0.1.0"
+
+/* Run the callback with bottom halves enabled (audited callbacks only). */
+#define SI_TIMER_SOFTINTERRUPTIBLE	0x00000001
+/* As TIMER_PINNED: expire on the CPU it was armed on. */
+#define SI_TIMER_PINNED			TIMER_PINNED
+/* As TIMER_DEFERRABLE: do not wake an idle CPU for it. */
+#define SI_TIMER_DEFERRABLE		TIMER_DEFERRABLE
+#define SI_TIMER_FLAGS_VALID		(SI_TIMER_SOFTINTERRUPTIBLE | \
+					 SI_TIMER_PINNED | SI_TIMER_DEFERRABLE)
+
+struct si_timer;
+struct si_executor;
+typedef void (*si_timer_func_t)(struct si_timer *timer);
+
+/**
+ * struct si_timer - a soft-interruptible capable timer
+ * @expires: expiry in jiffies, read by si_add_timer() and si_add_timer_on()
+ *	     and updated by every arming call, like timer_list.expires
+ * @function: the callback
+ * @flags: SI_TIMER_* flags given at setup
+ *
+ * The other members are private to the si_timer module.
+ */
+struct si_timer {
+	unsigned long		expires;
+	si_timer_func_t		function;
+	u32			flags;
+	/* private */
+	u32			state;
+	struct timer_list	wheel;
+	struct list_head	entry;
+	struct si_executor	*queued_on;
+	struct si_executor	*running_on;
+};
+
+void si_init_timer_key(struct si_timer *timer, si_timer_func_t func,
+		       unsigned int flags, const char *name,
+		       struct lock_class_key *key);
+void si_init_timer_on_stack_key(struct si_timer *timer, si_timer_func_t func,
+				unsigned int flags, const char *name,
+				struct lock_class_key *key);
+void si_destroy_timer_on_stack(struct si_timer *timer);
+void si_timer_wheel_fn(struct timer_list *wheel);
+
+#ifdef CONFIG_LOCKDEP
+#define __si_init_timer(_timer, _fn, _flags, _init)			\
+	do {								\
+		static struct lock_class_key __key;			\
+		_init((_timer), (_fn), (_flags), #_timer, &__key);	\
+	} while (0)
+#else
+#define __si_init_timer(_timer, _fn, _flags, _init)			\
+	_init((_timer), (_fn), (_flags), NULL, NULL)
+#endif
+
+/**
+ * si_timer_setup - prepare an si_timer for first use
+ * @timer: the timer
+ * @callback: called as callback(timer) when the timer expires
+ * @flags: SI_TIMER_* flags; unknown bits are refused with a warning
+ *
+ * Like timer_setup(), each call site gets its own lockdep class.
+ */
+#define si_timer_setup(timer, callback, flags)				\
+	__si_init_timer((timer), (callback), (flags), si_init_timer_key)
+
+/**
+ * si_timer_setup_on_stack - prepare an on-stack si_timer
+ * @timer: the timer
+ * @callback: the callback
+ * @flags: SI_TIMER_* flags
+ *
+ * Must be balanced with si_destroy_timer_on_stack() (debugobjects).
+ */
+#define si_timer_setup_on_stack(timer, callback, flags)			\
+	__si_init_timer((timer), (callback), (flags),			\
+			si_init_timer_on_stack_key)
+
+/**
+ * DEFINE_SI_TIMER - define and statically initialise an si_timer
+ * @_name: variable name
+ * @_function: the callback
+ */
+#define DEFINE_SI_TIMER(_name, _function)				\
+	struct si_timer _name = {					\
+		.function = (_function),				\
+		.entry = LIST_HEAD_INIT((_name).entry),			\
+		.wheel = __TIMER_INITIALIZER(si_timer_wheel_fn, 0),	\
+	}
+
+/**
+ * si_timer_container_of - the structure containing an si_timer
+ * @var: a pointer of the containing structure's type
+ * @timer: the si_timer passed to the callback
+ * @field: the name of the si_timer member in that structure
+ */
+#define si_timer_container_of(var, timer, field)			\
+	container_of(timer, typeof(*(var)), field)
+
+int si_mod_timer(struct si_timer *timer, unsigned long expires);
+int si_mod_timer_pending(struct si_timer *timer, unsigned long expires);
+int si_timer_reduce(struct si_timer *timer, unsigned long expires);
+void si_add_timer(struct si_timer *timer);
+void si_add_timer_on(struct si_timer *timer, int cpu);
+int si_timer_delete(struct si_timer *timer);
+int si_timer_delete_sync(struct si_timer *timer);
+int si_try_to_del_timer_sync(struct si_timer *timer);
+int si_timer_shutdown(struct si_timer *timer);
+int si_timer_shutdown_sync(struct si_timer *timer);
+int si_timer_pending(const struct si_timer *timer);
+
+/* Aliases for code converted from the pre-6.2 names. */
+static inline int si_del_timer(struct si_timer *timer)
+{
+	return si_timer_delete(timer);
+}
+
+static inline int si_del_timer_sync(struct si_timer *timer)
+{
+	return si_timer_delete_sync(timer);
+}
+
+signed long si_schedule_timeout(signed long timeout);
+signed long si_schedule_timeout_interruptible(signed long timeout);
+signed long si_schedule_timeout_uninterruptible(signed long timeout);
+
+#endif /* _SI_TIMER_H */

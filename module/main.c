@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * si_timer: soft-interruptible timers for unmodified kernels.
+ * Module entry: parameters, load order, unload.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include "si_timer_internal.h"
+#include "symbols.h"
+#include "vecmask.h"
+
+/*
+ * PREEMPT_RT runs timer softirqs in ktimers/N at SCHED_FIFO 1; the executor
+ * takes the same place so converted timers keep their standing against
+ * RT tasks. On non-RT the timer softirq preempts every task; FIFO 1 is the
+ * closest a thread gets without starving RT tasks.
+ */
+static int prio = 1;
+module_param(prio, int, 0444);
+MODULE_PARM_DESC(prio, "executor SCHED_FIFO priority, 1-99; 0 = SCHED_OTHER (default 1, as ktimers)");
+
+static int __init si_timer_init(void)
+{
+	int ret;
+
+	if (prio < 0 || prio > 99) {
+		pr_err("prio=%d out of range 0-99\n", prio);
+		return -EINVAL;
+	}
+	ret = si_symbols_init();
+	if (ret)
+		return ret;
+	ret = si_vecmask_init();
+	if (ret)
+		return ret;
+	ret = si_executors_init(prio);
+	if (ret) {
+		si_vecmask_exit();
+		return ret;
+	}
+	pr_info("version %s loaded, executors at %s %d\n", SI_TIMER_VERSION,
+		prio ? "SCHED_FIFO" : "SCHED_OTHER", prio);
+	return 0;
+}
+
+static void __exit si_timer_exit(void)
+{
+	si_executors_exit();
+	si_vecmask_exit();
+	pr_info("unloaded\n");
+}
+
+module_init(si_timer_init);
+module_exit(si_timer_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_VERSION(SI_TIMER_VERSION);
+MODULE_DESCRIPTION("Soft-interruptible timers: timer_list callbacks run by per-CPU executors that other softirqs may interrupt");
+MODULE_AUTHOR("si_timer developers");
