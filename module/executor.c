@@ -1,12 +1,372 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Stub, replaced by the executor implementation. */
+/*
+ * Per-CPU executor kthreads: they run si_timer callbacks that the kernel's
+ * own timer wheel handed over (si_timer_wheel_fn() queues, never calls).
+ *
+ * Design notes, answering the traps found in the RFC's review:
+ *
+ * - Lock order. The executor takes, in this order and never the other way
+ *   round: the BH lock (compatible mode only), cb_lock, the timer's lockdep
+ *   map. It drops cb_lock before it leaves or re-enters a BH section, so a
+ *   canceller that holds BH disabled (spin_lock_bh()) and waits on cb_lock
+ *   cannot close an ABBA cycle with it: the RFC's call_timer_fn() re-took
+ *   the BH lock while holding the expiry lock, which lockdep flagged.
+ * - Progress. Cancellers never spin on "callback finished": they take
+ *   cb_lock, which sleeps with priority inheritance on PREEMPT_RT. On
+ *   non-RT cb_lock keeps the callback non-preemptible (like a softirq), so
+ *   only code interrupting it on its own CPU could wait forever; that case
+ *   is refused with a warning.
+ * - Leaving softirq-serving state. On PREEMPT_RT,
+ *   __local_bh_enable_ip(SOFTIRQ_OFFSET) at count SOFTIRQ_OFFSET with a
+ *   softirq pending leaks the BH lock and an RCU read lock. So compatible
+ *   mode nests SOFTIRQ_OFFSET inside an ordinary local_bh_disable(): the
+ *   inner enable then never is the last one, and the outer
+ *   local_bh_enable() runs pending softirqs through the path both flavours
+ *   support. Each disable is paired with one enable (bh_lock_map balance).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bottom_half.h>
+#include <linux/cpumask.h>
+#include <linux/kthread.h>
+#include <linux/preempt.h>
+#include <linux/smpboot.h>
+#include <uapi/linux/sched/types.h>
 #include "si_timer_internal.h"
+#include "vecmask.h"
+
+static DEFINE_PER_CPU(struct si_executor, si_executors);
+static DEFINE_PER_CPU(struct task_struct *, si_executor_task);
+static int si_prio;
+
+/* Callbacks one wake-up runs before giving the smpboot loop a turn. */
+#define SI_BATCH	16
+
+static struct si_executor *si_lock_live_executor(unsigned int cpu,
+						 unsigned long *flags)
+{
+	struct si_executor *e = per_cpu_ptr(&si_executors, cpu);
+	unsigned int other;
+
+	raw_spin_lock_irqsave(&e->lock, *flags);
+	if (likely(!e->parked))
+		return e;
+	raw_spin_unlock_irqrestore(&e->lock, *flags);
+
+	/* This CPU is going down (or not up yet): hand over to a live one. */
+	for_each_online_cpu(other) {
+		e = per_cpu_ptr(&si_executors, other);
+		raw_spin_lock_irqsave(&e->lock, *flags);
+		if (!e->parked)
+			return e;
+		raw_spin_unlock_irqrestore(&e->lock, *flags);
+	}
+	return NULL;
+}
+
+static enum si_queue si_queue_of(const struct si_timer *timer)
+{
+	return timer->flags & SI_TIMER_SOFTINTERRUPTIBLE ? SI_Q_SOFT : SI_Q_COMPAT;
+}
+
+/* Called from the kernel's timer expiry (softirq, or ktimers on RT). */
+void si_executor_queue(struct si_timer *timer)
+{
+	struct si_executor *e;
+	unsigned long flags;
+
+	e = si_lock_live_executor(raw_smp_processor_id(), &flags);
+	if (WARN_ONCE(!e, "si_timer: no executor online for %ps\n",
+		      timer->function))
+		return;
+	/* Re-armed while still waiting here: one run covers both expiries. */
+	if (!timer->queued_on) {
+		list_add_tail(&timer->entry, &e->queue[si_queue_of(timer)]);
+		WRITE_ONCE(timer->queued_on, e);
+	}
+	raw_spin_unlock_irqrestore(&e->lock, flags);
+	wake_up_process(e->task);
+}
+
+static struct si_executor *si_lock_queued(struct si_timer *timer,
+					  unsigned long *flags)
+{
+	struct si_executor *e;
+
+	for (;;) {
+		e = READ_ONCE(timer->queued_on);
+		if (!e)
+			return NULL;
+		raw_spin_lock_irqsave(&e->lock, *flags);
+		if (READ_ONCE(timer->queued_on) == e)
+			return e;
+		raw_spin_unlock_irqrestore(&e->lock, *flags);
+	}
+}
+
+/* Returns 1 if the timer had expired and was waiting for its executor. */
+int si_executor_dequeue(struct si_timer *timer)
+{
+	struct si_executor *e;
+	unsigned long flags;
+
+	if (!READ_ONCE(timer->queued_on))
+		return 0;
+	e = si_lock_queued(timer, &flags);
+	if (!e)
+		return 0;
+	list_del_init(&timer->entry);
+	WRITE_ONCE(timer->queued_on, NULL);
+	raw_spin_unlock_irqrestore(&e->lock, flags);
+	return 1;
+}
+
+bool si_executor_running_self(const struct si_timer *timer)
+{
+	struct si_executor *e = READ_ONCE(timer->running_on);
+
+	return e && e->task == current;
+}
+
+/*
+ * Wait until the callback running now has returned. Returns -EDEADLK
+ * instead of waiting where that can never happen.
+ */
+int si_executor_wait_running(struct si_timer *timer)
+{
+	struct si_executor *e = READ_ONCE(timer->running_on);
+
+	if (!e)
+		return 0;
+	/*
+	 * On non-RT a running callback holds cb_lock with preemption off, so
+	 * a waiter on its CPU can only be a softirq that interrupted a
+	 * soft-interruptible callback: it would spin forever.
+	 */
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT) && !preemptible() &&
+	    e->cpu == raw_smp_processor_id()) {
+		WARN_ONCE(1, "si_timer: deleting %ps synchronously from context that interrupted it would deadlock\n",
+			  timer->function);
+		return -EDEADLK;
+	}
+	spin_lock(&e->cb_lock);
+	spin_unlock(&e->cb_lock);
+	return 0;
+}
+
+/*
+ * Enter softirq-serving state (in_serving_softirq() true, other softirqs of
+ * this CPU held off; on RT the BH lock held). See the notes at the top for
+ * why SOFTIRQ_OFFSET nests inside an ordinary BH-disabled section.
+ */
+static void si_enter_softirq(void)
+{
+	local_bh_disable();
+	__local_bh_disable_ip(_THIS_IP_, SOFTIRQ_OFFSET);
+}
+
+static void si_leave_softirq(void)
+{
+	__local_bh_enable_ip(_THIS_IP_, SOFTIRQ_OFFSET);
+	local_bh_enable();
+}
+
+/* Run one callback, repairing what it leaked as call_timer_fn() does. */
+static void si_call(struct si_timer *timer)
+{
+	si_timer_func_t fn = timer->function;
+	int preempt = preempt_count();
+	unsigned long bh = softirq_count();
+
+#ifdef CONFIG_LOCKDEP
+	/* Lockdep sees the callback like a timer: held while it runs. */
+	lock_map_acquire(&timer->wheel.lockdep_map);
+#endif
+	fn(timer);
+#ifdef CONFIG_LOCKDEP
+	lock_map_release(&timer->wheel.lockdep_map);
+#endif
+
+	/* On RT the BH count is not part of the preempt count: check both. */
+	if (unlikely(softirq_count() != bh)) {
+		WARN_ONCE(1, "si_timer: callback %ps left bottom halves disabled: %08lx -> %08lx\n",
+			  fn, bh, (unsigned long)softirq_count());
+		while (softirq_count() > bh)
+			local_bh_enable();
+	}
+	if (unlikely(preempt_count() != preempt)) {
+		WARN_ONCE(1, "si_timer: callback %ps leaked preempt count: %08x -> %08x\n",
+			  fn, preempt, preempt_count());
+		preempt_count_set(preempt);
+	}
+}
+
+static bool si_run_one(struct si_executor *e, enum si_queue q)
+{
+	struct si_timer *timer;
+	bool masked = false;
+
+	if (list_empty(&e->queue[q]))
+		return false;
+
+	if (q == SI_Q_SOFT && si_vecmask_available()) {
+		si_vecmask_disable(SI_TIMER_VECTORS);
+		masked = true;
+	} else {
+		/* Compatible mode, also the fallback without the vector mask. */
+		si_enter_softirq();
+	}
+
+	spin_lock(&e->cb_lock);
+	raw_spin_lock_irq(&e->lock);
+	timer = list_first_entry_or_null(&e->queue[q], struct si_timer, entry);
+	if (timer) {
+		list_del_init(&timer->entry);
+		WRITE_ONCE(timer->queued_on, NULL);
+		WRITE_ONCE(timer->running_on, e);
+		e->running = timer;
+	}
+	raw_spin_unlock_irq(&e->lock);
+
+	if (timer) {
+		si_call(timer);
+		raw_spin_lock_irq(&e->lock);
+		WRITE_ONCE(timer->running_on, NULL);
+		e->running = NULL;
+		e->ran[q]++;
+		raw_spin_unlock_irq(&e->lock);
+	}
+	spin_unlock(&e->cb_lock);
+
+	if (masked)
+		si_vecmask_enable(SI_TIMER_VECTORS);
+	else
+		si_leave_softirq();
+	return timer;
+}
+
+static int si_executor_should_run(unsigned int cpu)
+{
+	struct si_executor *e = per_cpu_ptr(&si_executors, cpu);
+
+	return !list_empty(&e->queue[SI_Q_COMPAT]) ||
+	       !list_empty(&e->queue[SI_Q_SOFT]);
+}
+
+static void si_executor_fn(unsigned int cpu)
+{
+	struct si_executor *e = per_cpu_ptr(&si_executors, cpu);
+	int budget = SI_BATCH;
+
+	while (budget-- > 0) {
+		bool ran = si_run_one(e, SI_Q_COMPAT);
+
+		ran |= si_run_one(e, SI_Q_SOFT);
+		if (!ran)
+			break;
+	}
+}
+
+static void si_executor_setup(unsigned int cpu)
+{
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = si_prio ? SCHED_FIFO : SCHED_NORMAL,
+		.sched_priority = si_prio,
+	};
+	int ret = sched_setattr_nocheck(current, &attr);
+
+	if (ret)
+		pr_warn("executor %u: cannot set priority %d: %d\n", cpu, si_prio, ret);
+}
+
+static void si_executor_unpark(unsigned int cpu)
+{
+	struct si_executor *e = per_cpu_ptr(&si_executors, cpu);
+
+	raw_spin_lock_irq(&e->lock);
+	e->task = per_cpu(si_executor_task, cpu);
+	e->parked = false;
+	raw_spin_unlock_irq(&e->lock);
+}
+
+/*
+ * The CPU goes down (or the module unloads): callbacks already handed to
+ * this executor move to a live one, as the kernel migrates the timers of a
+ * dead CPU. Only one CPU parks at a time (hotplug is serialised), so taking
+ * a second executor lock nested cannot deadlock.
+ */
+static void si_executor_park(unsigned int cpu)
+{
+	struct si_executor *e = per_cpu_ptr(&si_executors, cpu);
+	struct si_executor *to = NULL;
+	unsigned int other;
+	int q;
+
+	raw_spin_lock_irq(&e->lock);
+	e->parked = true;
+	for_each_online_cpu(other) {
+		if (other != cpu && !per_cpu(si_executors, other).parked) {
+			to = per_cpu_ptr(&si_executors, other);
+			break;
+		}
+	}
+	if (to) {
+		raw_spin_lock_nested(&to->lock, SINGLE_DEPTH_NESTING);
+		for (q = 0; q < SI_NR_QUEUES; q++) {
+			struct si_timer *timer;
+
+			list_for_each_entry(timer, &e->queue[q], entry)
+				WRITE_ONCE(timer->queued_on, to);
+			list_splice_tail_init(&e->queue[q], &to->queue[q]);
+		}
+		raw_spin_unlock(&to->lock);
+	}
+	raw_spin_unlock_irq(&e->lock);
+	if (to)
+		wake_up_process(to->task);
+}
+
+static struct smp_hotplug_thread si_executor_threads = {
+	.store			= &si_executor_task,
+	.thread_should_run	= si_executor_should_run,
+	.thread_fn		= si_executor_fn,
+	.thread_comm		= "si_timer/%u",
+	.setup			= si_executor_setup,
+	.park			= si_executor_park,
+	.unpark			= si_executor_unpark,
+};
 
 int si_executors_init(int prio)
 {
-	return 0;
+	unsigned int cpu;
+	int q;
+
+	si_prio = prio;
+	for_each_possible_cpu(cpu) {
+		struct si_executor *e = per_cpu_ptr(&si_executors, cpu);
+
+		raw_spin_lock_init(&e->lock);
+		spin_lock_init(&e->cb_lock);
+		for (q = 0; q < SI_NR_QUEUES; q++)
+			INIT_LIST_HEAD(&e->queue[q]);
+		e->cpu = cpu;
+		e->parked = true;
+	}
+	return smpboot_register_percpu_thread(&si_executor_threads);
 }
 
 void si_executors_exit(void)
 {
+	unsigned int cpu;
+
+	smpboot_unregister_percpu_thread(&si_executor_threads);
+	/* Users hold a module reference, so nothing can still be queued. */
+	for_each_possible_cpu(cpu) {
+		struct si_executor *e = per_cpu_ptr(&si_executors, cpu);
+
+		WARN_ONCE(!list_empty(&e->queue[SI_Q_COMPAT]) ||
+			  !list_empty(&e->queue[SI_Q_SOFT]),
+			  "si_timer: callbacks left queued on CPU %u at unload\n", cpu);
+	}
 }
