@@ -111,7 +111,6 @@ void si_timer_wheel_fn(struct timer_list *wheel);
 #define DEFINE_SI_TIMER(_name, _function)				\
 	struct si_timer _name = {					\
 		.function = (_function),				\
-		.entry = LIST_HEAD_INIT((_name).entry),			\
 		.wheel = __TIMER_INITIALIZER(si_timer_wheel_fn, 0),	\
 	}
 

@@ -18,9 +18,12 @@
 
 /* A macro, so that every API entry point warns once on its own. */
 #define si_timer_misused(timer)						\
-	WARN_ONCE(!(timer) || !(timer)->function,			\
-		  "si_timer: %s() on %s timer\n", __func__,		\
-		  (timer) ? "a never set up" : "a NULL")
+	({								\
+		const struct si_timer *__t = (timer);			\
+		WARN_ONCE(!__t || !__t->function,			\
+			  "si_timer: %s() on %s timer\n", __func__,	\
+			  __t ? "a never set up" : "a NULL");		\
+	})
 
 void si_timer_wheel_fn(struct timer_list *wheel)
 {
@@ -36,7 +39,6 @@ static unsigned int si_wheel_flags(struct si_timer *timer, unsigned int flags)
 	timer->flags = flags & SI_TIMER_FLAGS_VALID;
 	timer->queued_on = NULL;
 	timer->running_on = NULL;
-	INIT_LIST_HEAD(&timer->entry);
 	return timer->flags & (TIMER_PINNED | TIMER_DEFERRABLE);
 }
 
@@ -158,8 +160,8 @@ void si_add_timer(struct si_timer *timer)
 	if (si_timer_misused(timer))
 		return;
 	if (WARN_ONCE(si_timer_pending(timer),
-		      "si_timer: si_add_timer() on pending timer %ps\n",
-		      timer->function))
+		      "si_timer: %s() on pending timer %ps\n",
+		      __func__, timer->function))
 		return;
 	mod_timer(&timer->wheel, timer->expires);
 }
@@ -175,12 +177,12 @@ void si_add_timer_on(struct si_timer *timer, int cpu)
 	if (si_timer_misused(timer))
 		return;
 	if (WARN_ONCE(cpu < 0 || cpu >= nr_cpu_ids || !cpu_online(cpu),
-		      "si_timer: si_add_timer_on() for %ps on CPU %d, not online\n",
-		      timer->function, cpu))
+		      "si_timer: %s() for %ps on CPU %d, not online\n",
+		      __func__, timer->function, cpu))
 		return;
 	if (WARN_ONCE(si_timer_pending(timer),
-		      "si_timer: si_add_timer_on() on pending timer %ps\n",
-		      timer->function))
+		      "si_timer: %s() on pending timer %ps\n",
+		      __func__, timer->function))
 		return;
 	timer->wheel.expires = timer->expires;
 	add_timer_on(&timer->wheel, cpu);

@@ -42,66 +42,42 @@ static int si_prio;
 /* Callbacks one wake-up runs before giving the smpboot loop a turn. */
 #define SI_BATCH	16
 
-static struct si_executor *si_lock_live_executor(unsigned int cpu,
-						 unsigned long *flags)
-{
-	struct si_executor *e = per_cpu_ptr(&si_executors, cpu);
-	unsigned int other;
-
-	raw_spin_lock_irqsave(&e->lock, *flags);
-	if (likely(!e->parked))
-		return e;
-	raw_spin_unlock_irqrestore(&e->lock, *flags);
-
-	/* This CPU is going down (or not up yet): hand over to a live one. */
-	for_each_online_cpu(other) {
-		e = per_cpu_ptr(&si_executors, other);
-		raw_spin_lock_irqsave(&e->lock, *flags);
-		if (!e->parked)
-			return e;
-		raw_spin_unlock_irqrestore(&e->lock, *flags);
-	}
-	return NULL;
-}
-
 static enum si_queue si_queue_of(const struct si_timer *timer)
 {
 	return timer->flags & SI_TIMER_SOFTINTERRUPTIBLE ? SI_Q_SOFT : SI_Q_COMPAT;
 }
 
-/* Called from the kernel's timer expiry (softirq, or ktimers on RT). */
-void si_executor_queue(struct si_timer *timer)
+/* Queue on @e unless it is parked (its CPU going down). */
+static bool si_try_queue(struct si_executor *e, struct si_timer *timer)
 {
-	struct si_executor *e;
 	unsigned long flags;
+	bool parked;
 
-	e = si_lock_live_executor(raw_smp_processor_id(), &flags);
-	if (WARN_ONCE(!e, "si_timer: no executor online for %ps\n",
-		      timer->function))
-		return;
+	raw_spin_lock_irqsave(&e->lock, flags);
+	parked = e->parked;
 	/* Re-armed while still waiting here: one run covers both expiries. */
-	if (!timer->queued_on) {
+	if (!parked && !timer->queued_on) {
 		list_add_tail(&timer->entry, &e->queue[si_queue_of(timer)]);
 		WRITE_ONCE(timer->queued_on, e);
 	}
 	raw_spin_unlock_irqrestore(&e->lock, flags);
-	wake_up_process(e->task);
+	if (!parked)
+		wake_up_process(per_cpu(si_executor_task, e->cpu));
+	return !parked;
 }
 
-static struct si_executor *si_lock_queued(struct si_timer *timer,
-					  unsigned long *flags)
+/* Called from the kernel's timer expiry (softirq, or ktimers on RT). */
+void si_executor_queue(struct si_timer *timer)
 {
-	struct si_executor *e;
+	unsigned int cpu;
 
-	for (;;) {
-		e = READ_ONCE(timer->queued_on);
-		if (!e)
-			return NULL;
-		raw_spin_lock_irqsave(&e->lock, *flags);
-		if (READ_ONCE(timer->queued_on) == e)
-			return e;
-		raw_spin_unlock_irqrestore(&e->lock, *flags);
-	}
+	if (likely(si_try_queue(this_cpu_ptr(&si_executors), timer)))
+		return;
+	/* This CPU is going down: hand over to a live one. */
+	for_each_online_cpu(cpu)
+		if (si_try_queue(per_cpu_ptr(&si_executors, cpu), timer))
+			return;
+	WARN_ONCE(1, "si_timer: no executor online for %ps\n", timer->function);
 }
 
 /* Returns 1 if the timer had expired and was waiting for its executor. */
@@ -109,23 +85,28 @@ int si_executor_dequeue(struct si_timer *timer)
 {
 	struct si_executor *e;
 	unsigned long flags;
+	bool found;
 
-	if (!READ_ONCE(timer->queued_on))
-		return 0;
-	e = si_lock_queued(timer, &flags);
-	if (!e)
-		return 0;
-	list_del_init(&timer->entry);
-	WRITE_ONCE(timer->queued_on, NULL);
-	raw_spin_unlock_irqrestore(&e->lock, flags);
-	return 1;
+	/* queued_on only changes under the lock of the executor it names. */
+	while ((e = READ_ONCE(timer->queued_on))) {
+		raw_spin_lock_irqsave(&e->lock, flags);
+		found = READ_ONCE(timer->queued_on) == e;
+		if (found) {
+			list_del_init(&timer->entry);
+			WRITE_ONCE(timer->queued_on, NULL);
+		}
+		raw_spin_unlock_irqrestore(&e->lock, flags);
+		if (found)
+			return 1;
+	}
+	return 0;
 }
 
 bool si_executor_running_self(const struct si_timer *timer)
 {
 	struct si_executor *e = READ_ONCE(timer->running_on);
 
-	return e && e->task == current;
+	return e && per_cpu(si_executor_task, e->cpu) == current;
 }
 
 /*
@@ -267,6 +248,15 @@ static void si_executor_fn(unsigned int cpu)
 	}
 }
 
+static void si_executor_unpark(unsigned int cpu)
+{
+	struct si_executor *e = per_cpu_ptr(&si_executors, cpu);
+
+	raw_spin_lock_irq(&e->lock);
+	e->parked = false;
+	raw_spin_unlock_irq(&e->lock);
+}
+
 static void si_executor_setup(unsigned int cpu)
 {
 	struct sched_attr attr = {
@@ -278,16 +268,7 @@ static void si_executor_setup(unsigned int cpu)
 
 	if (ret)
 		pr_warn("executor %u: cannot set priority %d: %d\n", cpu, si_prio, ret);
-}
-
-static void si_executor_unpark(unsigned int cpu)
-{
-	struct si_executor *e = per_cpu_ptr(&si_executors, cpu);
-
-	raw_spin_lock_irq(&e->lock);
-	e->task = per_cpu(si_executor_task, cpu);
-	e->parked = false;
-	raw_spin_unlock_irq(&e->lock);
+	si_executor_unpark(cpu);
 }
 
 /*
@@ -324,7 +305,7 @@ static void si_executor_park(unsigned int cpu)
 	}
 	raw_spin_unlock_irq(&e->lock);
 	if (to)
-		wake_up_process(to->task);
+		wake_up_process(per_cpu(si_executor_task, to->cpu));
 }
 
 static struct smp_hotplug_thread si_executor_threads = {
@@ -350,8 +331,12 @@ int si_executors_init(int prio)
 		spin_lock_init(&e->cb_lock);
 		for (q = 0; q < SI_NR_QUEUES; q++)
 			INIT_LIST_HEAD(&e->queue[q]);
+		/*
+		 * Not parked: a CPU coming online may expire timers before its
+		 * executor's first run; they wait on its queue until then.
+		 */
 		e->cpu = cpu;
-		e->parked = true;
+		e->parked = false;
 	}
 	return smpboot_register_percpu_thread(&si_executor_threads);
 }

@@ -26,9 +26,8 @@ struct si_executor {
 	struct list_head	queue[SI_NR_QUEUES];
 	bool			parked;
 	unsigned int		cpu;
-	spinlock_t		cb_lock;
+	spinlock_t		cb_lock;	/* held across each callback */
 	struct si_timer		*running;
-	struct task_struct	*task;
 	unsigned long		ran[SI_NR_QUEUES];
 };
 

@@ -39,7 +39,7 @@ signed long si_schedule_timeout(signed long timeout)
 		return timeout;
 	}
 	if (timeout < 0) {
-		pr_err("si_schedule_timeout: wrong timeout value %lx\n", timeout);
+		pr_err("%s: wrong timeout value %lx\n", __func__, timeout);
 		dump_stack();
 		__set_current_state(TASK_RUNNING);
 		return 0;
