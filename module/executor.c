@@ -30,6 +30,7 @@
 #include <linux/cpumask.h>
 #include <linux/kthread.h>
 #include <linux/preempt.h>
+#include <linux/seq_file.h>
 #include <linux/smpboot.h>
 #include <uapi/linux/sched/types.h>
 #include "si_timer_internal.h"
@@ -306,6 +307,36 @@ static void si_executor_park(unsigned int cpu)
 	raw_spin_unlock_irq(&e->lock);
 	if (to)
 		wake_up_process(per_cpu(si_executor_task, to->cpu));
+}
+
+void si_executor_show(struct seq_file *m, unsigned int cpu)
+{
+	struct si_executor *e = per_cpu_ptr(&si_executors, cpu);
+	unsigned int queued[SI_NR_QUEUES] = { 0 };
+	unsigned long ran[SI_NR_QUEUES];
+	si_timer_func_t running = NULL;
+	struct si_timer *timer;
+	bool parked;
+	int q;
+
+	raw_spin_lock_irq(&e->lock);
+	for (q = 0; q < SI_NR_QUEUES; q++) {
+		list_for_each_entry(timer, &e->queue[q], entry)
+			queued[q]++;
+		ran[q] = e->ran[q];
+	}
+	if (e->running)
+		running = e->running->function;
+	parked = e->parked;
+	raw_spin_unlock_irq(&e->lock);
+
+	seq_printf(m, "%u %d %u %u %lu %lu ", cpu, parked,
+		   queued[SI_Q_COMPAT], queued[SI_Q_SOFT],
+		   ran[SI_Q_COMPAT], ran[SI_Q_SOFT]);
+	if (running)
+		seq_printf(m, "%ps\n", running);
+	else
+		seq_puts(m, "-\n");
 }
 
 static struct smp_hotplug_thread si_executor_threads = {

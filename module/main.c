@@ -40,6 +40,7 @@ static int __init si_timer_init(void)
 		si_vecmask_exit();
 		return ret;
 	}
+	si_debugfs_init();
 	pr_info("version %s loaded, executors at %s %d\n", SI_TIMER_VERSION,
 		prio ? "SCHED_FIFO" : "SCHED_OTHER", prio);
 	return 0;
@@ -47,6 +48,7 @@ static int __init si_timer_init(void)
 
 static void __exit si_timer_exit(void)
 {
+	si_debugfs_exit();
 	si_executors_exit();
 	si_vecmask_exit();
 	pr_info("unloaded\n");

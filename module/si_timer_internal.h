@@ -38,4 +38,9 @@ int si_executor_dequeue(struct si_timer *timer);
 int si_executor_wait_running(struct si_timer *timer);
 bool si_executor_running_self(const struct si_timer *timer);
 
+struct seq_file;
+void si_executor_show(struct seq_file *m, unsigned int cpu);
+void si_debugfs_init(void);
+void si_debugfs_exit(void);
+
 #endif /* _SI_TIMER_INTERNAL_H */
