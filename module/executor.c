@@ -36,6 +36,9 @@
 #include "si_timer_internal.h"
 #include "vecmask.h"
 
+#define CREATE_TRACE_POINTS
+#include "si_trace.h"
+
 static DEFINE_PER_CPU(struct si_executor, si_executors);
 static DEFINE_PER_CPU(struct task_struct *, si_executor_task);
 static int si_prio;
@@ -60,6 +63,7 @@ static bool si_try_queue(struct si_executor *e, struct si_timer *timer)
 	if (!parked && !timer->queued_on) {
 		list_add_tail(&timer->entry, &e->queue[si_queue_of(timer)]);
 		WRITE_ONCE(timer->queued_on, e);
+		trace_si_timer_queue(timer, e->cpu);
 	}
 	raw_spin_unlock_irqrestore(&e->lock, flags);
 	if (!parked)
@@ -154,7 +158,7 @@ static void si_leave_softirq(void)
 }
 
 /* Run one callback, repairing what it leaked as call_timer_fn() does. */
-static void si_call(struct si_timer *timer)
+static void si_call(struct si_timer *timer, bool soft)
 {
 	si_timer_func_t fn = timer->function;
 	int preempt = preempt_count();
@@ -164,7 +168,9 @@ static void si_call(struct si_timer *timer)
 	/* Lockdep sees the callback like a timer: held while it runs. */
 	lock_map_acquire(&timer->wheel.lockdep_map);
 #endif
+	trace_si_timer_expire_entry(timer, soft);
 	fn(timer);
+	trace_si_timer_expire_exit(timer);
 #ifdef CONFIG_LOCKDEP
 	lock_map_release(&timer->wheel.lockdep_map);
 #endif
@@ -211,7 +217,7 @@ static bool si_run_one(struct si_executor *e, enum si_queue q)
 	raw_spin_unlock_irq(&e->lock);
 
 	if (timer) {
-		si_call(timer);
+		si_call(timer, masked);
 		raw_spin_lock_irq(&e->lock);
 		WRITE_ONCE(timer->running_on, NULL);
 		e->running = NULL;
