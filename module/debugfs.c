@@ -15,7 +15,8 @@ static int si_executors_show(struct seq_file *m, void *v)
 	unsigned int cpu;
 
 	seq_printf(m, "vector mask emulation: %s\n",
-		   si_vecmask_available() ? "active" : "inactive (soft-interruptible callbacks run in compatible mode)");
+		   si_vecmask_available() ? "active" :
+		   "inactive (soft-interruptible callbacks run in compatible mode)");
 	seq_puts(m, "cpu parked queued_compat queued_soft ran_compat ran_soft running\n");
 	for_each_possible_cpu(cpu)
 		si_executor_show(m, cpu);
