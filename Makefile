@@ -5,8 +5,14 @@
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 PWD := $(CURDIR)
+# Kernels booted by `make check` (scripts/vm.sh resolves the names) and by
+# `make run` / `make shell`; seconds a boot may take before it fails.
+KERNELS ?= 6.1-rt 6.12-rt 6.1 debug-rt
+RUN_KERNEL ?= 6.12-rt
+BOOT_TIMEOUT ?= 300
+export SI_BOOT_TIMEOUT := $(BOOT_TIMEOUT)
 
-.PHONY: all modules clean install help
+.PHONY: all modules clean install help deps check run shell
 
 all: modules
 
@@ -22,7 +28,24 @@ install: modules
 	$(MAKE) -C $(KDIR) M=$(PWD) modules_install
 	depmod -a $(KVER)
 
+deps:
+	bash scripts/deps.sh
+
+check: deps
+	python3 selftests/runner.py $(KERNELS)
+
+run: deps
+	bash scripts/vm.sh run $(RUN_KERNEL)
+
+shell: deps
+	bash scripts/vm.sh shell $(RUN_KERNEL)
+
 help:
 	@echo "make [KVER=<release>|KDIR=<dir>]  build si_timer.ko and the test modules"
 	@echo "make install                      modules_install + depmod for KVER"
-	@echo "make clean                        remove build products"
+	@echo "make clean                        remove build products (and build/)"
+	@echo "make deps                         install the packages and kernels (scripts/deps.sh)"
+	@echo "make check [KERNELS=...]          the test suite on each kernel (default: $(KERNELS))"
+	@echo "make run                          boot $(RUN_KERNEL) in QEMU with si_timer loaded, show it"
+	@echo "make shell                        boot $(RUN_KERNEL) in QEMU to a busybox shell (Ctrl-A x quits)"
+	@echo "  BOOT_TIMEOUT=<s> (default 300)  seconds a VM may run before it counts as hung"

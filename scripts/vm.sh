@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build si_timer for a kernel of the test matrix and boot it under QEMU (TCG).
+#
+#   vm.sh resolve NAME       print KVER, BZIMAGE, KDIR of kernel NAME
+#   vm.sh prepare NAME       build the modules in build/NAME/src, pack
+#                            build/NAME/initramfs.cpio.gz, write build/NAME/boot.env
+#   vm.sh qemu NAME MODE     boot a prepared kernel, serial console on stdio
+#   vm.sh run|shell NAME     prepare + boot (make run / make shell)
+#
+# NAME: 6.1-rt, 6.1, 6.12-rt (newest installed Debian kernel of that series),
+# debug-rt (scripts/build-debug-kernel.sh), or an exact /boot/vmlinuz-<release>.
+# MODE (for the in-VM /init, selftests/init.sh): check, run or shell.
+# Exit status 3 means the kernel is not installed.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+die() { echo "vm.sh: $*" >&2; exit 1; }
+missing() { echo "kernel $1 missing: $2" >&2; exit 3; }
+
+# Newest installed Debian kernel release matching a glob, optionally excluding a regex.
+newest() {
+	local k rel=
+	for k in /boot/vmlinuz-$1; do
+		[ -e "$k" ] || continue
+		k=${k#/boot/vmlinuz-}
+		[ -n "${2:-}" ] && [[ $k =~ $2 ]] && continue
+		rel+="$k"$'\n'
+	done
+	printf '%s' "$rel" | sort -V | tail -n1
+}
+
+# Sets KVER, BZIMAGE, KDIR for kernel $1.
+resolve() {
+	local kver='' dir
+	case $1 in
+	6.1-rt)  kver=$(newest '6.1.0-*-rt-amd64') ;;
+	6.1)     kver=$(newest '6.1.0-*-amd64' '-rt-') ;;
+	6.12-rt) kver=$(newest '6.12.*-rt-amd64') ;;
+	debug-rt)
+		[ -f scripts/build-debug-kernel.sh ] ||
+			missing "$1" "scripts/build-debug-kernel.sh not found"
+		mkdir -p build/logs
+		echo "vm.sh: building/finding the debug kernel (log: build/logs/debug-rt-kernel.log)" >&2
+		dir=$(bash scripts/build-debug-kernel.sh 2>build/logs/debug-rt-kernel.log | tail -n1) ||
+			missing "$1" "scripts/build-debug-kernel.sh failed, see build/logs/debug-rt-kernel.log"
+		KDIR=$dir/obj
+		BZIMAGE=$KDIR/arch/x86/boot/bzImage
+		[ -f "$BZIMAGE" ] && [ -f "$KDIR/include/config/kernel.release" ] ||
+			missing "$1" "no bzImage/kernel.release under '$dir/obj'"
+		KVER=$(cat "$KDIR/include/config/kernel.release")
+		return 0 ;;
+	*) [ -e "/boot/vmlinuz-$1" ] && kver=$1 ;;
+	esac
+	[ -n "$kver" ] || missing "$1" "run make deps"
+	KVER=$kver
+	BZIMAGE=/boot/vmlinuz-$kver
+	KDIR=/lib/modules/$kver/build
+	[ -f "$KDIR/Makefile" ] || missing "$1" "no headers at $KDIR: run make deps"
+}
+
+# The test modules, in the order of the si_tests variable of ./Kbuild.
+si_tests() {
+	printf 'include Kbuild\n$(info $(si_tests))\nsi-print: ; @:\n' |
+		make -s --no-print-directory -f - si-print
+}
+
+prepare() {
+	local name=$1 b=build/$1 t ir
+	resolve "$name"
+	echo "vm.sh: $name = $KVER ($BZIMAGE)" >&2
+	# M= builds in place: build a copy of the tree, keeping earlier objects.
+	mkdir -p "$b/src"
+	rsync -a --delete --filter=':- .gitignore' --exclude=/.git "$top/" "$b/src/"
+	make -C "$KDIR" M="$top/$b/src" W=1 modules >&2
+
+	ir=$b/initramfs
+	rm -rf "$ir"
+	mkdir -p "$ir"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,si}
+	cp /bin/busybox "$ir/bin/busybox"
+	install -m 0755 selftests/init.sh "$ir/init"
+	cp "$b/src/si_timer.ko" "$ir/si/"
+	for t in $(si_tests); do
+		cp "$b/src/selftests/$t.ko" "$ir/si/"
+		echo "$t" >> "$ir/si/tests.list"
+	done
+	touch "$ir/si/tests.list"
+	[ -f "$b/src/selftests/si_timer_demo.ko" ] && cp "$b/src/selftests/si_timer_demo.ko" "$ir/si/"
+	sed -n 's/^#define[[:space:]]*SI_TIMER_VERSION[[:space:]]*"\(.*\)".*/\1/p' \
+		include/si_timer.h > "$ir/si/version"
+	(cd "$ir" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -1) \
+		> "$b/initramfs.cpio.gz"
+	printf 'KVER=%q\nBZIMAGE=%q\nINITRD=%q\n' "$KVER" "$BZIMAGE" "$top/$b/initramfs.cpio.gz" \
+		> "$b/boot.env"
+}
+
+# Boot a prepared kernel; the serial console is stdio (-nographic: Ctrl-A x quits).
+boot() {
+	local name=$1 mode=$2 loglevel=7
+	[ -f "build/$name/boot.env" ] || die "build/$name not prepared"
+	# shellcheck source=/dev/null
+	. "build/$name/boot.env"
+	[ "$mode" = check ] || loglevel=5	# run/shell: only warnings and worse
+	exec qemu-system-x86_64 -accel tcg -smp "${SI_VM_CPUS:-4}" -m 1G \
+		-nographic -no-reboot -nic none -kernel "$BZIMAGE" -initrd "$INITRD" \
+		-append "console=ttyS0 tsc=reliable panic=-1 printk.devkmsg=on loglevel=$loglevel si_mode=$mode ${SI_APPEND:-}"
+}
+
+cmd=${1:-}
+case $cmd in
+resolve) resolve "$2"; printf 'KVER=%s\nBZIMAGE=%s\nKDIR=%s\n' "$KVER" "$BZIMAGE" "$KDIR" ;;
+prepare) prepare "$2" ;;
+qemu) boot "$2" "$3" ;;
+run)
+	prepare "$2"
+	mkdir -p build/logs
+	log=build/logs/run-$2.log
+	timeout "${SI_BOOT_TIMEOUT:-300}" "$0" qemu "$2" run < /dev/null | tee "$log"
+	grep -q 'SI_TIMER_HARNESS_DONE' "$log" || die "the VM did not finish (console log: $log)" ;;
+shell) prepare "$2"; boot "$2" shell ;;
+*) sed -n '4,15s/^# \{0,1\}//p' "$0" >&2; exit 1 ;;
+esac

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Parse a test VM's serial console: KTAP documents and kernel splats.
+
+Feed console lines to Console.feed(), then call Console.finish(); both
+return Result tuples (status 'ok' | 'fail' | 'skip' | 'info', name, reason).
+Rules (README.md, "Tests"):
+- "KTAP version 1" opens a document and closes the previous one; a closed
+  document whose result count differs from its "1..N" plan is a failure.
+  Its name is its "# Subtest: NAME" line. Indented (nested) lines are not counted.
+- "ok"/"not ok" lines are results; "# SKIP" makes a skip (never a pass).
+- Kernel problems (Oops, BUG:, WARNING:, lockdep, stalls...) are one
+  failure each, except a WARN splat ("cut here" .. "end trace") containing
+  the text of an earlier "# SI_EXPECT_WARN <text>" line: each such line
+  allows exactly one splat, and one that never came is a failure.
+- The boot must print END_MARKER.
+Run as a script to re-parse saved console logs: ktap.py build/logs/*.log
+"""
+import re
+import sys
+from collections import namedtuple
+
+END_MARKER = "SI_TIMER_HARNESS_DONE"
+Result = namedtuple("Result", "status name reason diag")
+
+TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\] ?")
+ANSI = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|[c()][0-9A-B]?)")
+RESULT = re.compile(r"^(not )?ok (\d+)\s*-?\s*([^#]*?)\s*(?:#\s*(.*))?$")
+PLAN = re.compile(r"^1\.\.(\d+)$")
+PROBLEMS = re.compile(
+    r"Oops|BUG:|kernel BUG at|WARNING:|watchdog: .*lockup|rcu: INFO: .*stall"
+    r"|rcu_(preempt|sched) detected stall|hung_task|blocked for more than"
+    r"|general protection fault|Kernel panic|possible circular locking"
+    r"|inconsistent lock state|possible recursive locking|suspicious RCU usage"
+    r"|MAX_LOCK_DEPTH too low|ODEBUG:|sleeping function called from invalid context"
+    r"|KASAN|UBSAN")
+BENIGN = re.compile(r"ODEBUG: selftest passed")
+CUT_HERE = "------------[ cut here ]------------"
+END_TRACE = "---[ end trace"
+
+
+class Doc:
+    def __init__(self, index):
+        self.name = "document %d" % index
+        self.plan = None
+        self.count = 0
+        self.diag = []      # diagnostics since the last result
+
+
+class Console:
+    def __init__(self, expect_docs=()):
+        self.expect_docs = list(expect_docs)
+        self.seen_docs = []
+        self.doc = None
+        self.ndocs = 0
+        self.expected_warns = []    # [text, declared by]
+        self.splat = None           # lines of an open "cut here" block
+        self.done = False
+        self.init_started = False   # the kernel ran /init
+        self.last = ""
+
+    def feed(self, raw):
+        line = ANSI.sub("", raw.replace("\r", "")).rstrip()
+        line = TIMESTAMP.sub("", line)
+        if line.strip():
+            self.last = line
+        if "Run /init as init process" in line:
+            self.init_started = True
+        if self.splat is not None:
+            return self._in_splat(line)
+        if line == CUT_HERE:
+            self.splat = []
+            return []
+        if line == END_MARKER:
+            self.done = True
+            return self._close_doc()
+        if line.startswith("KTAP version") or line.startswith("TAP version"):
+            out = self._close_doc()
+            self.ndocs += 1
+            self.doc = Doc(self.ndocs)
+            return out
+        if line.startswith("# ") or line == "#":
+            return self._diag(line[1:].strip())
+        m = RESULT.match(line)
+        if m:
+            return self._result(m)
+        m = PLAN.match(line)
+        if m and self.doc and self.doc.plan is None:
+            self.doc.plan = int(m.group(1))
+            return []
+        return self._problem(line)
+
+    def finish(self, how_ended=None):
+        out = []
+        if self.splat is not None:
+            out += self._end_splat()
+        out += self._close_doc()
+        for text, who in self.expected_warns:
+            out.append(Result("fail", who, "expected WARN containing '%s' never appeared" % text, []))
+        if self.done:   # else the boot failure below says it all
+            out += [Result("fail", name, "no KTAP document from %s" % name, [])
+                    for name in self.expect_docs if name not in self.seen_docs]
+        else:
+            why = how_ended or "console ended"
+            out.append(Result("fail", "boot", "%s before %s; last line: %s" % (why, END_MARKER, self.last), []))
+        return out
+
+    def _diag(self, text):
+        doc = self.doc or Doc(0)
+        if text.startswith("Subtest:") and self.doc and self.doc.count == 0:
+            self.doc.name = text.split(":", 1)[1].strip()
+            self.seen_docs.append(self.doc.name)
+        elif text.startswith("SI_EXPECT_WARN "):
+            self.expected_warns.append([text.split(" ", 1)[1].strip(), doc.name])
+        else:
+            doc.diag.append(text)
+        return []
+
+    def _result(self, m):
+        if self.doc is None:
+            self.ndocs += 1
+            self.doc = Doc(self.ndocs)
+        doc = self.doc
+        doc.count += 1
+        name = "%s: %s" % (doc.name, m.group(3) or "test %s" % m.group(2))
+        directive = m.group(4) or ""
+        diag, doc.diag = doc.diag[-10:], []
+        if directive.upper().startswith("SKIP"):
+            return [Result("skip", name, directive[4:].strip(), [])]
+        if m.group(1):
+            return [Result("fail", name, directive, diag)]
+        return [Result("ok", name, "", [])]
+
+    def _close_doc(self):
+        doc, self.doc = self.doc, None
+        if doc is None:
+            return []
+        if doc.plan is None:
+            return [Result("fail", doc.name, "no 1..N plan line", [])]
+        if doc.plan != doc.count:
+            return [Result("fail", doc.name, "%d results for plan 1..%d (output cut short?)"
+                           % (doc.count, doc.plan), doc.diag[-10:])]
+        return []
+
+    def _problem(self, line):
+        if PROBLEMS.search(line) and not BENIGN.search(line):
+            return [Result("fail", "console", line.strip(), [])]
+        return []
+
+    def _in_splat(self, line):
+        if line == CUT_HERE:    # a new splat: the previous one never ended
+            out = self._end_splat()
+            self.splat = []
+            return out
+        self.splat.append(line)
+        if END_TRACE in line or len(self.splat) > 400:
+            return self._end_splat()
+        return []
+
+    def _end_splat(self):
+        lines, self.splat = self.splat, None
+        warning = next((l for l in lines if "WARNING:" in l), None)
+        if warning is None:     # a BUG or an oops: report its lines one by one
+            return [r for l in lines for r in self._problem(l)]
+        text = "\n".join(lines)
+        for exp in self.expected_warns:
+            if exp[0] in text:
+                self.expected_warns.remove(exp)
+                return [Result("info", exp[1], "expected WARN seen: " + exp[0], [])]
+        before = lines[:lines.index(warning)]
+        return [Result("fail", "console", warning.strip(), before[-3:])]
+
+
+def main(paths):
+    failed = 0
+    for path in paths:
+        con = Console()
+        with open(path, errors="replace") as f:
+            res = [r for l in f for r in con.feed(l)] + con.finish()
+        counts = {s: sum(r.status == s for r in res) for s in ("ok", "fail", "skip")}
+        for r in res:
+            if r.status != "ok":
+                print("%s: %-4s %s %s" % (path, r.status, r.name, r.reason))
+        print("%s: %d passed, %d failed, %d skipped" % (path, counts["ok"], counts["fail"], counts["skip"]))
+        failed += counts["fail"]
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""make check: for each kernel, build and pack (scripts/vm.sh prepare), boot
+it under QEMU with the console piped through the parser (ktap.py), print
+each result as it comes, and end with "N passed, N failed, N skipped".
+Logs: build/logs/<kernel>-build.log (build), build/logs/<kernel>.log (console).
+"""
+import argparse
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+
+from ktap import Console, Result
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LOGS = os.path.join(TOP, "build", "logs")
+VM = ["bash", os.path.join(TOP, "scripts", "vm.sh")]
+
+
+class Tally:
+    def __init__(self):
+        self.counts = {"ok": 0, "fail": 0, "skip": 0}
+
+    def report(self, kernel, r):
+        if r.status in self.counts:
+            self.counts[r.status] += 1
+        tag = {"ok": "ok", "fail": "FAIL", "skip": "SKIP", "info": "info"}[r.status]
+        reason = r.reason and ("  (%s)" % r.reason if r.status == "skip" else ": " + r.reason)
+        print("  %-4s  %-8s %s%s" % (tag, kernel, r.name, reason), flush=True)
+        for d in r.diag:
+            print("                  # " + d, flush=True)
+
+
+def prepare(kernel, tally):
+    """Build and pack; on failure report it and return False."""
+    log = os.path.join(LOGS, kernel + "-build.log")
+    with open(log, "w") as f:
+        rc = subprocess.call(VM + ["prepare", kernel], stdout=f, stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL)
+    if rc == 0:
+        return True
+    lines = open(log, errors="replace").read().splitlines() or ["(empty log)"]
+    if rc == 3:
+        tally.report(kernel, Result("fail", "kernel", lines[-1], []))
+    else:
+        tally.report(kernel, Result("fail", "build", "failed, see " + os.path.relpath(log, TOP),
+                                    lines[-12:]))
+    return False
+
+
+def boot(kernel, timeout, tally, attempt=1):
+    """Boot once; a kernel that dies before running /init (no si_timer code
+    loaded yet: a QEMU TCG flake) is booted once more."""
+    tests = open(os.path.join(TOP, "build", kernel, "initramfs", "si", "tests.list")).read().split()
+    con = Console(expect_docs=["si_timer_load"] + tests + ["si_timer_modules"])
+    early = []      # results before /init runs, held back in case of a retry
+
+    def report(results):
+        for r in results:
+            if con.init_started or attempt > 1:
+                for e in early:
+                    tally.report(kernel, e)
+                early.clear()
+                tally.report(kernel, r)
+            else:
+                early.append(r)
+
+    proc = subprocess.Popen(VM + ["qemu", kernel, "check"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    start = time.monotonic()
+    deadline, beat, how, buf = start + timeout, start + 60, None, b""
+    fd = proc.stdout.fileno()
+    logname = os.path.join(LOGS, kernel + ".log")
+    with open(logname, "wb") as log:
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                how = None if con.done else "timeout after %d s" % timeout
+                break
+            if not select.select([fd], [], [], min(deadline, beat) - now)[0]:
+                if time.monotonic() >= beat:
+                    print("  ...   %-8s still running, %d s" % (kernel, beat - start), flush=True)
+                    beat += 60
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            log.write(chunk)
+            log.flush()
+            *lines, buf = (buf + chunk).split(b"\n")
+            for line in lines:
+                report(con.feed(line.decode(errors="replace")))
+                if con.done:    # give the power-off a little time
+                    deadline = min(deadline, time.monotonic() + 30)
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+    rc = proc.wait()
+    if buf:
+        report(con.feed(buf.decode(errors="replace")))
+    if how is None and not con.done:
+        how = "qemu exited with status %d" % rc
+    if not con.init_started and attempt == 1:
+        for r in early + con.finish(how):
+            tally.report(kernel, r._replace(status="info", reason="attempt 1: " + r.reason))
+        os.replace(logname, os.path.join(LOGS, kernel + "-attempt1.log"))
+        print("  info  %-8s kernel died before /init (see build/logs/%s-attempt1.log); booting again"
+              % (kernel, kernel), flush=True)
+        return boot(kernel, timeout, tally, attempt=2)
+    report(con.finish(how))
+    for r in early:
+        tally.report(kernel, r)
+    return time.monotonic() - start
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--timeout", type=int, default=int(os.environ.get("SI_BOOT_TIMEOUT", 300)),
+                    help="seconds per boot (default 300)")
+    ap.add_argument("kernels", nargs="+", help="6.1-rt 6.12-rt 6.1 debug-rt or a release")
+    args = ap.parse_args()
+    os.makedirs(LOGS, exist_ok=True)
+    tally, summary = Tally(), []
+    for kernel in args.kernels:
+        before = dict(tally.counts)
+        print("== %s: building" % kernel, flush=True)
+        t0 = time.monotonic()
+        built = prepare(kernel, tally)
+        tbuild, tboot = time.monotonic() - t0, 0.0
+        if built:
+            print("== %s: booting (build %.0f s; console: build/logs/%s.log)"
+                  % (kernel, tbuild, kernel), flush=True)
+            tboot = boot(kernel, args.timeout, tally)
+        d = {k: tally.counts[k] - before[k] for k in tally.counts}
+        line = "%-8s %3d passed, %d failed, %d skipped  (build %.0f s, boot %.1f s)" % (
+            kernel, d["ok"], d["fail"], d["skip"], tbuild, tboot)
+        print("== " + line, flush=True)
+        summary.append(line)
+    print("\nSummary:")
+    for line in summary:
+        print("  " + line)
+    c = tally.counts
+    print("%d passed, %d failed, %d skipped" % (c["ok"], c["fail"], c["skip"]))
+    return 1 if c["fail"] or not c["ok"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
