@@ -214,16 +214,22 @@ EXPORT_SYMBOL_GPL(si_timer_delete);
  */
 int si_try_to_del_timer_sync(struct si_timer *timer)
 {
-	int ret;
+	int queued, wheel, requeued;
 
 	if (si_timer_misused(timer))
 		return -EINVAL;
-	if (READ_ONCE(timer->running_on))
+	queued = si_executor_try_dequeue(timer);
+	if (queued < 0)
 		return -1;
-	ret = timer_delete_sync_try(&timer->wheel);
-	if (ret < 0)
-		return ret;
-	return ret | si_executor_dequeue(timer);
+	/* -1 while si_timer_wheel_fn() runs: it is about to queue it. */
+	wheel = timer_delete_sync_try(&timer->wheel);
+	if (wheel < 0)
+		return -1;
+	/* It may have expired and been queued, or even started, meanwhile. */
+	requeued = si_executor_try_dequeue(timer);
+	if (requeued < 0)
+		return -1;
+	return queued | wheel | requeued;
 }
 EXPORT_SYMBOL_GPL(si_try_to_del_timer_sync);
 

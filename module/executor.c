@@ -51,9 +51,17 @@ static enum si_queue si_queue_of(const struct si_timer *timer)
 	return timer->flags & SI_TIMER_SOFTINTERRUPTIBLE ? SI_Q_SOFT : SI_Q_COMPAT;
 }
 
-/* Queue on @e unless it is parked (its CPU going down). */
+/*
+ * Queue on @e unless it is parked (its CPU going down). A timer whose
+ * callback still runs goes to that callback's executor instead, wherever
+ * it expired: re-armed by its callback and migrated, it must not run on two
+ * CPUs at once (the kernel keeps a running timer on its base for the same
+ * reason). The kernel never runs one wheel timer's expiry function twice
+ * at once, so this is not called concurrently for one timer.
+ */
 static bool si_try_queue(struct si_executor *e, struct si_timer *timer)
 {
+	struct si_executor *running = NULL;
 	unsigned long flags;
 	bool parked;
 
@@ -61,11 +69,20 @@ static bool si_try_queue(struct si_executor *e, struct si_timer *timer)
 	parked = e->parked;
 	/* Re-armed while still waiting here: one run covers both expiries. */
 	if (!parked && !timer->queued_on) {
-		list_add_tail(&timer->entry, &e->queue[si_queue_of(timer)]);
-		WRITE_ONCE(timer->queued_on, e);
-		trace_si_timer_queue(timer, e->cpu);
+		/* Pairs with si_run_one(): running_on is set before queued_on clears. */
+		smp_rmb();
+		running = READ_ONCE(timer->running_on);
+		if (running == e)
+			running = NULL;
+		if (!running) {
+			list_add_tail(&timer->entry, &e->queue[si_queue_of(timer)]);
+			WRITE_ONCE(timer->queued_on, e);
+			trace_si_timer_queue(timer, e->cpu);
+		}
 	}
 	raw_spin_unlock_irqrestore(&e->lock, flags);
+	if (running)
+		return si_try_queue(running, timer);
 	if (!parked)
 		wake_up_process(per_cpu(si_executor_task, e->cpu));
 	return !parked;
@@ -83,6 +100,35 @@ void si_executor_queue(struct si_timer *timer)
 		if (si_try_queue(per_cpu_ptr(&si_executors, cpu), timer))
 			return;
 	WARN_ONCE(1, "si_timer: no executor online for %ps\n", timer->function);
+}
+
+/*
+ * Take the timer off its executor's queue unless its callback runs: both
+ * are decided under one executor lock, since the executor takes a timer
+ * off the queue and marks it running in one step. Returns 1 if it was
+ * queued (expired, callback not started), 0 if not, -1 if it runs now.
+ */
+int si_executor_try_dequeue(struct si_timer *timer)
+{
+	struct si_executor *e;
+	unsigned long flags;
+	int ret = -EAGAIN;
+
+	while (ret == -EAGAIN) {
+		e = READ_ONCE(timer->running_on) ?: READ_ONCE(timer->queued_on);
+		if (!e)
+			return 0;
+		raw_spin_lock_irqsave(&e->lock, flags);
+		if (timer->running_on == e) {
+			ret = -1;
+		} else if (timer->queued_on == e) {
+			list_del_init(&timer->entry);
+			WRITE_ONCE(timer->queued_on, NULL);
+			ret = 1;
+		}
+		raw_spin_unlock_irqrestore(&e->lock, flags);
+	}
+	return ret;
 }
 
 /* Returns 1 if the timer had expired and was waiting for its executor. */
@@ -210,8 +256,9 @@ static bool si_run_one(struct si_executor *e, enum si_queue q)
 	timer = list_first_entry_or_null(&e->queue[q], struct si_timer, entry);
 	if (timer) {
 		list_del_init(&timer->entry);
-		WRITE_ONCE(timer->queued_on, NULL);
 		WRITE_ONCE(timer->running_on, e);
+		smp_wmb();	/* see si_try_queue() */
+		WRITE_ONCE(timer->queued_on, NULL);
 		e->running = timer;
 	}
 	raw_spin_unlock_irq(&e->lock);

@@ -35,6 +35,7 @@ int si_executors_init(int prio);
 void si_executors_exit(void);
 void si_executor_queue(struct si_timer *timer);
 int si_executor_dequeue(struct si_timer *timer);
+int si_executor_try_dequeue(struct si_timer *timer);
 int si_executor_wait_running(struct si_timer *timer);
 bool si_executor_running_self(const struct si_timer *timer);
 
