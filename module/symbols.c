@@ -1,13 +1,160 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Stub: replaced by the kallsyms resolver (issue 4). */
+/*
+ * Resolution of the kernel internals the module uses without an export,
+ * once, at load, into the table below. kallsyms_lookup_name() is not
+ * exported since 5.7; registering a (disabled) kprobe on it yields its
+ * address.
+ *
+ * Calling it through a pointer is only safe where the indirect call would
+ * pass IBT: with CONFIG_X86_KERNEL_IBT objtool "seals" functions whose
+ * address the kernel never takes by overwriting their ENDBR with a NOP,
+ * and a CPU enforcing IBT raises #CP on an indirect call to them. QEMU TCG
+ * does not enforce IBT, so a test run would not notice: we check for an
+ * intact endbr64 before the first call. Where the check fails, functions
+ * are resolved by registering a disabled kprobe on each name instead, and
+ * data symbols stay unresolved.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bug.h>
+#include <linux/kallsyms.h>
+#include <linux/kernel.h>
+#include <linux/kprobes.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
 #include "symbols.h"
+
+enum {
+	SI_SYM_REQUIRED	= BIT(0),	/* refuse to load without it */
+	SI_SYM_DATA	= BIT(1),	/* an object, not a function */
+};
+
+static struct si_symbol {
+	const char *name;
+	unsigned int flags;
+	const char *use;
+	unsigned long addr;
+} si_symbols[] = {
+	{ "softirq_vec", SI_SYM_DATA, "to check the vecmask hooks" },
+};
+
+typedef unsigned long (*si_kallsyms_lookup_name_t)(const char *name);
+
+/* Start of the function containing @addr, if kallsyms says it is @name. */
+static unsigned long si_func_start(unsigned long addr, const char *name)
+{
+	char buf[KSYM_SYMBOL_LEN];
+	size_t len = strlen(name);
+	unsigned long off;
+	char *slash;
+
+	/* "name+0x4/0x60" */
+	sprint_symbol(buf, addr);
+	if (strncmp(buf, name, len) || buf[len] != '+')
+		return 0;
+	slash = strchr(buf + len, '/');
+	if (!slash)
+		return 0;
+	*slash = '\0';
+	if (kstrtoul(buf + len + 1, 16, &off))
+		return 0;
+	return addr - off;
+}
+
+/*
+ * Address of function @name through a disabled kprobe: registering one does
+ * not patch the text. On IBT kernels kprobes place it after the ENDBR.
+ */
+static unsigned long si_kprobe_lookup(const char *name)
+{
+	struct kprobe kp = {
+		.symbol_name = name,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+	unsigned long addr;
+
+	if (register_kprobe(&kp))
+		return 0;
+	addr = (unsigned long)kp.addr;
+	unregister_kprobe(&kp);
+	return si_func_start(addr, name);
+}
+
+/* May the function at @func be called through a pointer? */
+static bool si_func_callable(unsigned long func, const char **why)
+{
+	u32 insn;
+
+	if (IS_ENABLED(CONFIG_CFI_CLANG) || IS_ENABLED(CONFIG_ARM64_BTI_KERNEL)) {
+		*why = "no: kernel checks indirect call targets";
+		return false;
+	}
+	if (!IS_ENABLED(CONFIG_X86_KERNEL_IBT)) {
+		*why = "yes: no IBT";
+		return true;
+	}
+	if (copy_from_kernel_nofault(&insn, (void *)func, sizeof(insn))) {
+		*why = "no: unreadable";
+		return false;
+	}
+	/* f3 0f 1e fa; the kernel's is_endbr() also accepts the seal */
+	if (insn == 0xfa1e0ff3) {
+		*why = "yes: starts with endbr64";
+		return true;
+	}
+	*why = "no: IBT kernel, no endbr64 (sealed)";
+	return false;
+}
 
 int si_symbols_init(void)
 {
-	return 0;
+	si_kallsyms_lookup_name_t lookup = NULL;
+	const char *why = "no: not found";
+	struct si_symbol *s;
+	unsigned long kln;
+	int ret = 0;
+
+	kln = si_kprobe_lookup("kallsyms_lookup_name");
+	if (kln && si_func_callable(kln, &why))
+		lookup = (si_kallsyms_lookup_name_t)kln;
+	pr_info("symbols: kallsyms_lookup_name %s, callable %s\n",
+		kln ? "found by kprobe" : "not found", why);
+
+	for (s = si_symbols; s < si_symbols + ARRAY_SIZE(si_symbols); s++) {
+		const char *how = "kallsyms_lookup_name";
+
+		if (lookup) {
+			s->addr = lookup(s->name);
+		} else if (!(s->flags & SI_SYM_DATA)) {
+			s->addr = si_kprobe_lookup(s->name);
+			how = "kprobe";
+		} else {
+			how = "no one: an object needs kallsyms_lookup_name";
+		}
+		/* sanity: it must be the start of a symbol of that name */
+		if (s->addr && si_func_start(s->addr, s->name) != s->addr) {
+			pr_warn("symbol %s: %pS does not read back, ignored\n",
+				s->name, (void *)s->addr);
+			s->addr = 0;
+		}
+		pr_info("symbol %s (%s): %s, asked %s\n", s->name, s->use,
+			s->addr ? "found" : "not found", how);
+		if (!s->addr && (s->flags & SI_SYM_REQUIRED))
+			ret = -ENOENT;
+	}
+	if (ret)
+		pr_err("required kernel symbols missing, refusing to load\n");
+	return ret;
 }
 
+/* The address resolved at load for @name, 0 if it was not found. */
 unsigned long si_lookup_name(const char *name)
 {
+	struct si_symbol *s;
+
+	for (s = si_symbols; s < si_symbols + ARRAY_SIZE(si_symbols); s++)
+		if (!strcmp(s->name, name))
+			return s->addr;
+	WARN_ONCE(1, "si_timer: symbol %s is not in symbols.c's table\n", name);
 	return 0;
 }

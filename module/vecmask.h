@@ -8,14 +8,72 @@
 #define _SI_VECMASK_H
 
 #include <linux/interrupt.h>
+#include <linux/percpu.h>
 
 #define SI_TIMER_VECTORS	(BIT(TIMER_SOFTIRQ) | BIT(HRTIMER_SOFTIRQ))
 
 int si_vecmask_init(void);
 void si_vecmask_exit(void);
+
+/*
+ * Exported (GPL) for the test modules only; inside si_timer the executor
+ * is the one user. Only SI_TIMER_VECTORS can be masked.
+ *
+ * si_vecmask_disable() and si_vecmask_enable() are called in task context
+ * with bottom halves enabled, by a task pinned to its CPU (the executor
+ * kthread), on the same CPU and in pairs. Like the seed's
+ * local_bh_vec_disable()/local_bh_vec_enable() they set and clear bits:
+ * they do not count, so the first enable of a vector unmasks it. Both are
+ * no-ops while si_vecmask_available() is false.
+ */
 bool si_vecmask_available(void);
-/* Caller is pinned to this CPU (executor kthread); nests like the seed's. */
 void si_vecmask_disable(unsigned long mask);
 void si_vecmask_enable(unsigned long mask);
+/* Handler runs of @vec skipped on @cpu because it was masked there. */
+unsigned long si_vecmask_skips(unsigned int cpu, unsigned int vec);
+
+/* Shared by the front end (vecmask.c) and the arch back end. */
+struct si_vecmask_cpu {
+	unsigned long disabled;		/* masked vectors */
+	unsigned long deferred;		/* raised while masked, not yet rerun */
+	unsigned long skips[NR_SOFTIRQS];
+};
+DECLARE_PER_CPU(struct si_vecmask_cpu, si_vecmask_cpu);
+
+/*
+ * Called at the entry of @vec's handler, in softirq context on this CPU
+ * with preemption disabled: true if the handler must not run now, in which
+ * case the vector has been recorded for si_vecmask_enable() to raise again.
+ * Not masked is one per-CPU load and a branch.
+ */
+static __always_inline bool si_vecmask_defer(unsigned int vec)
+{
+	if (likely(!(this_cpu_read(si_vecmask_cpu.disabled) & BIT(vec))))
+		return false;
+	this_cpu_or(si_vecmask_cpu.deferred, BIT(vec));
+	this_cpu_inc(si_vecmask_cpu.skips[vec]);
+	return true;
+}
+
+/*
+ * The arch back end hooks the handlers of SI_TIMER_VECTORS so that they
+ * call si_vecmask_defer() first. @fail_hook (test only) names a hook to
+ * treat as unresolvable; on failure *@why names what failed.
+ */
+#ifdef CONFIG_X86_64
+int si_vecmask_arch_init(const char *fail_hook, const char **why);
+void si_vecmask_arch_exit(void);
+#else
+static inline int si_vecmask_arch_init(const char *fail_hook,
+				       const char **why)
+{
+	*why = "no back end for this architecture";
+	return -EOPNOTSUPP;
+}
+
+static inline void si_vecmask_arch_exit(void)
+{
+}
+#endif
 
 #endif /* _SI_VECMASK_H */

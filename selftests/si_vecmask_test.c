@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of the softirq vector mask emulation (module/vecmask*.c), through
+ * its test exports, from a SCHED_FIFO kthread pinned on one CPU as the
+ * executor is. Reads si_timer's mode from sysfs: with the emulation
+ * inactive (vecmask=off, or auto that fell back) the "masked" vectors must
+ * run as if unmasked. Also measures what the armed hooks add to a TIMER
+ * softirq dispatch.
+ */
+#include <linux/bottom_half.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/fs.h>
+#include <linux/hrtimer.h>
+#include <linux/interrupt.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/timer.h>
+#include "compat.h"
+#include "vecmask.h"
+#include "si_ktap.h"
+
+static int cpu = -1;
+module_param(cpu, int, 0444);
+MODULE_PARM_DESC(cpu, "CPU to test on (default: the last online one)");
+static unsigned int periods = 10000;
+module_param(periods, uint, 0444);
+MODULE_PARM_DESC(periods, "masked periods of the nothing-lost test");
+static unsigned int bench_iters = 100000;
+module_param(bench_iters, uint, 0444);
+MODULE_PARM_DESC(bench_iters, "TIMER dispatches timed by the cost test (0: skip)");
+
+#define SI_PARAM_DIR "/sys/module/si_timer/parameters/"
+
+static bool vt_active;		/* si_vecmask_available() at load */
+
+/* Read a parameter of si_timer into @buf, without the newline. */
+static int vt_read_param(const char *name, char *buf, size_t len)
+{
+	char path[96];
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), SI_PARAM_DIR "%s", name);
+	f = filp_open(path, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_read(f, buf, len - 1, &pos);
+	filp_close(f, NULL);
+	if (n < 0)
+		return n;
+	buf[n] = '\0';
+	strim(buf);
+	return 0;
+}
+
+/* Timers, tasklet and counters shared with the callbacks. */
+static struct {
+	struct timer_list timer;
+	struct hrtimer hrtimer;
+	struct tasklet_struct tasklet;
+	bool masked;			/* set by the test thread around the mask */
+	unsigned int timer_runs, timer_masked_runs;
+	unsigned int hrtimer_runs, hrtimer_masked_runs;
+	unsigned int tasklet_runs, tasklet_masked_runs;
+	int timer_cpu, hrtimer_cpu, tasklet_cpu;
+} vt;
+
+static void vt_timer_fn(struct timer_list *t)
+{
+	vt.timer_masked_runs += READ_ONCE(vt.masked);
+	vt.timer_cpu = raw_smp_processor_id();
+	WRITE_ONCE(vt.timer_runs, vt.timer_runs + 1);
+}
+
+static enum hrtimer_restart vt_hrtimer_fn(struct hrtimer *h)
+{
+	vt.hrtimer_masked_runs += READ_ONCE(vt.masked);
+	vt.hrtimer_cpu = raw_smp_processor_id();
+	WRITE_ONCE(vt.hrtimer_runs, vt.hrtimer_runs + 1);
+	return HRTIMER_NORESTART;
+}
+
+static void vt_tasklet_fn(struct tasklet_struct *t)
+{
+	vt.tasklet_masked_runs += READ_ONCE(vt.masked);
+	vt.tasklet_cpu = raw_smp_processor_id();
+	WRITE_ONCE(vt.tasklet_runs, vt.tasklet_runs + 1);
+}
+
+static void vt_reset(void)
+{
+	memset(&vt, 0, sizeof(vt));
+	timer_setup(&vt.timer, vt_timer_fn, 0);
+	hrtimer_setup(&vt.hrtimer, vt_hrtimer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_PINNED_SOFT);
+	tasklet_setup(&vt.tasklet, vt_tasklet_fn);
+}
+
+static void vt_quiesce(void)
+{
+	timer_delete_sync(&vt.timer);
+	hrtimer_cancel(&vt.hrtimer);
+	tasklet_kill(&vt.tasklet);
+}
+
+/* As the softirq raise functions do, which are not exported. */
+static void vt_raise(unsigned long mask)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	or_softirq_pending(mask);
+	local_irq_restore(flags);
+}
+
+/* Run @fn in a SCHED_FIFO 1 kthread (the executor's class) bound to cpu. */
+struct vt_thread {
+	void (*fn)(struct vt_thread *t);
+	struct completion done;
+	u64 r[8];			/* results, per test */
+};
+
+static int vt_thread_fn(void *arg)
+{
+	struct vt_thread *t = arg;
+
+	t->fn(t);
+	complete(&t->done);
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+	}
+	return 0;
+}
+
+static int vt_run_on_cpu(struct vt_thread *t)
+{
+	struct task_struct *k;
+
+	init_completion(&t->done);
+	k = kthread_create_on_cpu(vt_thread_fn, t, cpu, "si_vecmask_test/%u");
+	if (IS_ERR(k))
+		return PTR_ERR(k);
+	sched_set_fifo_low(k);
+	wake_up_process(k);
+	wait_for_completion(&t->done);
+	kthread_stop(k);
+	return 0;
+}
+
+static s64 vt_ms_since(ktime_t t0)
+{
+	return ktime_ms_delta(ktime_get(), t0);
+}
+
+/* (d) the state is readable in sysfs and agrees with the API */
+static int t_sysfs_state(void)
+{
+	char mode[16], active[8];
+
+	SI_EXPECT(vt_read_param("vecmask", mode, sizeof(mode)) == 0);
+	SI_EXPECT(vt_read_param("vecmask_active", active, sizeof(active)) == 0);
+	si_ktap_diag("vecmask=%s vecmask_active=%s", mode, active);
+	SI_EXPECT(!strcmp(mode, "auto") || !strcmp(mode, "on") ||
+		  !strcmp(mode, "off"));
+	SI_EXPECT(!strcmp(active, "Y") || !strcmp(active, "N"));
+	SI_EXPECT((active[0] == 'Y') == vt_active);
+	return SI_PASS;
+}
+
+/* (c) si_vecmask_available() is what the vecmask= parameter asks for */
+static int t_available_matches_mode(void)
+{
+	bool can = IS_ENABLED(CONFIG_X86_64) && IS_ENABLED(CONFIG_KPROBES);
+	char mode[16], fail_hook[64];
+
+	SI_EXPECT(vt_read_param("vecmask", mode, sizeof(mode)) == 0);
+	SI_EXPECT(vt_read_param("vecmask_test_fail_hook", fail_hook,
+				sizeof(fail_hook)) == 0);
+	si_ktap_diag("vecmask=%s vecmask_test_fail_hook='%s' available=%d",
+		     mode, fail_hook, si_vecmask_available());
+	if (!strcmp(mode, "off"))
+		SI_EXPECT(!si_vecmask_available());
+	else if (!strcmp(mode, "on"))
+		SI_EXPECT(si_vecmask_available());
+	else
+		SI_EXPECT(si_vecmask_available() == (can && !fail_hook[0]));
+	return SI_PASS;
+}
+
+/*
+ * (a) A timer_list and a SOFT hrtimer due 20 ms into an 80 ms masked
+ * period, spent busy with bottom halves and preemption enabled: neither
+ * runs before the unmask, both run right after, and a tasklet raised in
+ * the middle runs within the period. Short sleeps let ktimers and ksoftirqd
+ * (which run the timer vectors on PREEMPT_RT) have the CPU, so the hooks
+ * really get to defer.
+ */
+static void vt_masked_period(struct vt_thread *t)
+{
+	unsigned long skips_t = si_vecmask_skips(cpu, TIMER_SOFTIRQ);
+	unsigned long skips_h = si_vecmask_skips(cpu, HRTIMER_SOFTIRQ);
+	ktime_t t0, napped, unmasked;
+	bool tasklet = false;
+
+	WRITE_ONCE(vt.masked, true);
+	si_vecmask_disable(SI_TIMER_VECTORS);
+	t0 = ktime_get();
+	vt.timer.expires = jiffies + msecs_to_jiffies(20);
+	add_timer_on(&vt.timer, cpu);
+	hrtimer_start(&vt.hrtimer, ms_to_ktime(20), HRTIMER_MODE_REL_PINNED_SOFT);
+	napped = t0;
+	while (vt_ms_since(t0) < 80) {
+		if (!tasklet && vt_ms_since(t0) >= 40) {
+			local_bh_disable();
+			tasklet_schedule(&vt.tasklet);
+			local_bh_enable();
+			tasklet = true;
+		}
+		if (vt_ms_since(napped) >= 1) {
+			usleep_range(100, 200);
+			napped = ktime_get();
+		}
+		cpu_relax();
+	}
+	WRITE_ONCE(vt.masked, false);
+	si_vecmask_enable(SI_TIMER_VECTORS);
+	unmasked = ktime_get();
+	while ((!READ_ONCE(vt.timer_runs) || !READ_ONCE(vt.hrtimer_runs)) &&
+	       vt_ms_since(unmasked) < 1000)
+		usleep_range(1000, 2000);
+	t->r[0] = vt_ms_since(unmasked);
+	t->r[1] = si_vecmask_skips(cpu, TIMER_SOFTIRQ) - skips_t;
+	t->r[2] = si_vecmask_skips(cpu, HRTIMER_SOFTIRQ) - skips_h;
+}
+
+static int t_masked_vectors_wait(void)
+{
+	struct vt_thread t = { .fn = vt_masked_period };
+
+	vt_reset();
+	SI_EXPECT(vt_run_on_cpu(&t) == 0);
+	vt_quiesce();
+	si_ktap_diag("CPU %d, active=%d: ran (masked) on CPU: timer %u (%u) %d",
+		     cpu, vt_active, vt.timer_runs, vt.timer_masked_runs,
+		     vt.timer_cpu);
+	si_ktap_diag("  hrtimer %u (%u) %d, tasklet %u (%u) %d",
+		     vt.hrtimer_runs, vt.hrtimer_masked_runs, vt.hrtimer_cpu,
+		     vt.tasklet_runs, vt.tasklet_masked_runs, vt.tasklet_cpu);
+	si_ktap_diag("  skips TIMER %llu HRTIMER %llu; waited %llu ms after unmask",
+		     t.r[1], t.r[2], t.r[0]);
+	SI_EXPECT(vt.timer_runs == 1 && vt.hrtimer_runs == 1);
+	SI_EXPECT(vt.timer_cpu == cpu && vt.hrtimer_cpu == cpu);
+	SI_EXPECT(vt.tasklet_masked_runs == 1 && vt.tasklet_cpu == cpu);
+	if (!vt_active) {
+		/* no emulation: the "masked" vectors ran on time */
+		SI_EXPECT(vt.timer_masked_runs == 1 && vt.hrtimer_masked_runs == 1);
+		SI_EXPECT(t.r[1] == 0 && t.r[2] == 0);
+		return SI_PASS;
+	}
+	SI_EXPECT(vt.timer_masked_runs == 0 && vt.hrtimer_masked_runs == 0);
+	SI_EXPECT(t.r[1] > 0 && t.r[2] > 0);
+	SI_EXPECT(t.r[0] < 1000);
+	return SI_PASS;
+}
+
+/*
+ * Wait up to @ms for @cond, spinning first, then sleeping so that ktimers
+ * and ksoftirqd (which 6.1 hands pending vectors to whenever it is
+ * runnable) get the CPU. False on timeout.
+ */
+#define vt_wait(cond, ms)						\
+	({								\
+		ktime_t __t0 = ktime_get();				\
+		unsigned int __spins = 0;				\
+		bool __ok;						\
+									\
+		while (!(__ok = (cond)) && vt_ms_since(__t0) < (ms)) {	\
+			if (++__spins < 64)				\
+				cpu_relax();				\
+			else						\
+				usleep_range(20, 50);			\
+		}							\
+		__ok;							\
+	})
+
+/*
+ * (b) Many short masked periods. In each: a SOFT hrtimer due at once, a
+ * tasklet, TIMER raised by hand, and a timer_list due at the next tick
+ * whenever the previous one has run. The tasklet runs within the period;
+ * the period lasts until the hrtimer's vector was deferred (emulation
+ * active) or the hrtimer ran (inactive); the hrtimer must have run once
+ * the period ends. Every 64th period also sleeps while masked, so that
+ * ktimers/ksoftirqd meet the mask too. Nothing may be lost or run masked.
+ */
+static void vt_many_periods(struct vt_thread *t)
+{
+	unsigned int i, late = 0, lost = 0, not_deferred = 0, armed = 0;
+	unsigned long skips;
+
+	for (i = 0; i < periods; i++) {
+		skips = si_vecmask_skips(cpu, HRTIMER_SOFTIRQ);
+		WRITE_ONCE(vt.masked, true);
+		si_vecmask_disable(SI_TIMER_VECTORS);
+		hrtimer_start(&vt.hrtimer, 0, HRTIMER_MODE_REL_PINNED_SOFT);
+		if (!timer_pending(&vt.timer)) {
+			vt.timer.expires = jiffies + 1;
+			add_timer_on(&vt.timer, cpu);
+			armed++;
+		}
+		local_bh_disable();
+		tasklet_schedule(&vt.tasklet);
+		vt_raise(BIT(TIMER_SOFTIRQ));
+		local_bh_enable();
+		if (!vt_wait(vt_active ? si_vecmask_skips(cpu, HRTIMER_SOFTIRQ) != skips :
+				 READ_ONCE(vt.hrtimer_runs) == i + 1, 100))
+			not_deferred++;
+		if (i % 64 == 63)
+			usleep_range(50, 100);
+		WRITE_ONCE(vt.masked, false);
+		si_vecmask_enable(SI_TIMER_VECTORS);
+		if (READ_ONCE(vt.hrtimer_runs) != i + 1) {
+			late++;
+			if (!vt_wait(READ_ONCE(vt.hrtimer_runs) == i + 1, 100)) {
+				lost++;
+				break;
+			}
+		}
+	}
+	vt_wait(READ_ONCE(vt.timer_runs) == armed, 1000);
+	t->r[0] = i;
+	t->r[1] = late;
+	t->r[2] = lost;
+	t->r[3] = not_deferred;
+	t->r[4] = armed;
+}
+
+static int t_nothing_lost(void)
+{
+	struct vt_thread t = { .fn = vt_many_periods };
+	unsigned long skips_t = si_vecmask_skips(cpu, TIMER_SOFTIRQ);
+	unsigned long skips_h = si_vecmask_skips(cpu, HRTIMER_SOFTIRQ);
+
+	vt_reset();
+	SI_EXPECT(vt_run_on_cpu(&t) == 0);
+	vt_quiesce();
+	skips_t = si_vecmask_skips(cpu, TIMER_SOFTIRQ) - skips_t;
+	skips_h = si_vecmask_skips(cpu, HRTIMER_SOFTIRQ) - skips_h;
+	si_ktap_diag("%llu periods; ran (masked): hrtimer %u (%u), timer %u of %llu (%u)",
+		     t.r[0], vt.hrtimer_runs, vt.hrtimer_masked_runs,
+		     vt.timer_runs, t.r[4], vt.timer_masked_runs);
+	si_ktap_diag("  tasklet %u (%u); skips TIMER %lu HRTIMER %lu",
+		     vt.tasklet_runs, vt.tasklet_masked_runs, skips_t, skips_h);
+	si_ktap_diag("  hrtimer: %llu not deferred in time, %llu late, %llu lost",
+		     t.r[3], t.r[1], t.r[2]);
+	SI_EXPECT(t.r[0] == periods && t.r[2] == 0 && t.r[3] == 0);
+	SI_EXPECT(vt.hrtimer_runs == periods);
+	SI_EXPECT(vt.timer_runs == t.r[4]);
+	SI_EXPECT(vt.tasklet_runs == periods && vt.tasklet_masked_runs == periods);
+	if (!vt_active) {
+		SI_EXPECT(vt.hrtimer_masked_runs == periods);
+		SI_EXPECT(skips_t == 0 && skips_h == 0);
+		return SI_PASS;
+	}
+	SI_EXPECT(vt.hrtimer_masked_runs == 0 && vt.timer_masked_runs == 0);
+	SI_EXPECT(skips_h >= periods && skips_t > 0);
+	return SI_PASS;
+}
+
+/*
+ * What the hooks cost a TIMER dispatch: local_bh_disable(), raise TIMER,
+ * local_bh_enable() (which runs it), timed over bench_iters; the same with
+ * TIMER masked (the skip path); and the bottom-half pair alone. Compare
+ * runs with vecmask=on and vecmask=off (no hooks), ideally under QEMU
+ * -icount for repeatable numbers.
+ */
+static u64 vt_time_dispatch(unsigned long raise, u64 *stale)
+{
+	unsigned int i, j, chunk = 1000;
+	u64 ns = 0, t0;
+
+	for (i = 0; i < bench_iters; i += chunk) {
+		t0 = ktime_get_ns();
+		for (j = 0; j < chunk; j++) {
+			local_bh_disable();
+			/* not run by the last local_bh_enable(): ksoftirqd's */
+			if (local_softirq_pending() & raise)
+				(*stale)++;
+			if (raise)
+				vt_raise(raise);
+			local_bh_enable();
+		}
+		ns += ktime_get_ns() - t0;
+		usleep_range(50, 100);	/* RT throttling, SCHED_OTHER tasks */
+	}
+	return ns;
+}
+
+static void vt_bench(struct vt_thread *t)
+{
+	t->r[0] = vt_time_dispatch(0, &t->r[3]);
+	t->r[1] = vt_time_dispatch(BIT(TIMER_SOFTIRQ), &t->r[3]);
+	si_vecmask_disable(BIT(TIMER_SOFTIRQ));
+	t->r[2] = vt_time_dispatch(BIT(TIMER_SOFTIRQ), &t->r[4]);
+	si_vecmask_enable(BIT(TIMER_SOFTIRQ));
+}
+
+static int t_dispatch_cost(void)
+{
+	struct vt_thread t = { .fn = vt_bench };
+	unsigned int n;
+
+	if (!bench_iters) {
+		si_ktap_why = "bench_iters=0";
+		return SI_SKIP;
+	}
+	bench_iters = roundup(bench_iters, 1000);
+	n = bench_iters;
+	SI_EXPECT(vt_run_on_cpu(&t) == 0);
+	si_ktap_diag("dispatch cost, hooks %s, ns per iteration of %u:",
+		     vt_active ? "armed" : "absent", n);
+	si_ktap_diag("  bh pair %llu, raise+run TIMER %llu, masked raise+skip %llu",
+		     div_u64(t.r[0], n), div_u64(t.r[1], n), div_u64(t.r[2], n));
+	si_ktap_diag("  TIMER left to ksoftirqd: %llu, masked %llu", t.r[3], t.r[4]);
+	SI_EXPECT(t.r[1] > 0);
+	return SI_PASS;
+}
+
+static const struct si_test tests[] = {
+	SI_TEST(t_sysfs_state),
+	SI_TEST(t_available_matches_mode),
+	SI_TEST(t_masked_vectors_wait),
+	SI_TEST(t_nothing_lost),
+	SI_TEST(t_dispatch_cost),
+};
+
+static int __init vt_init(void)
+{
+	vt_active = si_vecmask_available();
+	if (cpu < 0)
+		cpu = cpumask_last(cpu_online_mask);
+	if (cpu >= nr_cpu_ids || !cpu_online(cpu)) {
+		pr_err("cpu=%d is not online\n", cpu);
+		return -EINVAL;
+	}
+	return si_ktap_run(tests, ARRAY_SIZE(tests));
+}
+module_init(vt_init);
+
+static void __exit vt_exit(void)
+{
+}
+module_exit(vt_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("si_timer: tests of the softirq vector mask emulation");
