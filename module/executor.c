@@ -300,6 +300,12 @@ static void si_executor_fn(unsigned int cpu)
 		if (!ran)
 			break;
 	}
+	/*
+	 * smpboot's loop only yields where preemption is full: with a backlog,
+	 * let others (hotplug's park request, SCHED_OTHER tasks at prio=0) in,
+	 * as run_ksoftirqd() does.
+	 */
+	cond_resched();
 }
 
 static void si_executor_unpark(unsigned int cpu)

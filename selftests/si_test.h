@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Non-returning assertions on top of si_ktap.h, for tests that arm timers:
+ * such a test must always reach its clean-up (an early return would leave
+ * a timer armed in freed memory), so a failed check records the failure
+ * and carries on. Include from one source file per module.
+ *
+ *	SI_CHECKED(t_example)
+ *	{
+ *		si_mod_timer(&t, jiffies + 1);
+ *		SI_CHECK(wait(...), "did not fire after %d ms", ms);
+ *		si_timer_delete_sync(&t);
+ *	}
+ *	static const struct si_test tests[] = { SI_TEST(t_example), ... };
+ *	... si_ktap_run(tests, ARRAY_SIZE(tests));
+ *
+ * A test is reported "not ok" if any SI_CHECK() failed, else "ok # SKIP"
+ * if it called si_skip(), else "ok".
+ */
+#ifndef _SI_TEST_H
+#define _SI_TEST_H
+
+#include <linux/stdarg.h>
+#include "si_ktap.h"
+
+static bool si_test_failed;
+static char si_test_skip_reason[128];
+
+#define si_diag(fmt, ...)	si_ktap_diag(fmt, ##__VA_ARGS__)
+#define si_expect_warn(substr)	si_ktap_expect_warn(substr)
+
+/* Record a failure, with where and the measured values. */
+#define si_fail(fmt, ...)						\
+	do {								\
+		si_test_failed = true;					\
+		si_ktap_diag("FAIL %s:%d: " fmt, __func__, __LINE__,	\
+			     ##__VA_ARGS__);				\
+	} while (0)
+
+/* Check @cond, recording a failure if false; evaluates to @cond. */
+#define SI_CHECK(cond, fmt, ...)					\
+	({								\
+		bool __si_ok = !!(cond);				\
+		if (!__si_ok)						\
+			si_fail("expected %s: " fmt, #cond, ##__VA_ARGS__); \
+		__si_ok;						\
+	})
+
+/* Report the current test as skipped, with a reason (unless it failed). */
+static __printf(1, 2) __maybe_unused void si_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vscnprintf(si_test_skip_reason, sizeof(si_test_skip_reason), fmt, ap);
+	va_end(ap);
+}
+
+static inline int si_test_result(void)
+{
+	int r = si_test_failed ? SI_FAIL :
+		si_test_skip_reason[0] ? SI_SKIP : SI_PASS;
+
+	if (r == SI_SKIP)
+		si_ktap_why = si_test_skip_reason;
+	si_test_failed = false;
+	return r;
+}
+
+static inline void si_test_begin(void)
+{
+	si_test_failed = false;
+	si_test_skip_reason[0] = '\0';
+}
+
+/* Define test @fn as a void body using SI_CHECK(), runnable by si_ktap_run(). */
+#define SI_CHECKED(fn)							\
+	static void fn##_body(void);					\
+	static int fn(void)						\
+	{								\
+		si_test_begin();					\
+		fn##_body();						\
+		return si_test_result();				\
+	}								\
+	static void fn##_body(void)
+
+#endif /* _SI_TEST_H */
