@@ -21,7 +21,22 @@
 #define _SI_TEST_H
 
 #include <linux/stdarg.h>
+#include <linux/sched/task_stack.h>
 #include "si_ktap.h"
+
+/*
+ * Tests keep timers both on the stack and in static or allocated memory:
+ * debugobjects (the debug kernel) wants the on-stack initialiser exactly
+ * for the former. Stack frames here end with no timer active, so the
+ * tracked objects go away with the stack (debug_check_no_obj_freed()).
+ */
+#define si_test_timer_setup(timer, fn, flags)				\
+	do {								\
+		if (object_is_on_stack(timer))				\
+			si_timer_setup_on_stack((timer), (fn), (flags));	\
+		else							\
+			si_timer_setup((timer), (fn), (flags));		\
+	} while (0)
 
 static bool si_test_failed;
 static char si_test_skip_reason[128];

@@ -120,7 +120,7 @@ static void probe_fn(struct si_timer *t)
 	do {								\
 		memset((p), 0, sizeof(*(p)));				\
 		init_completion(&(p)->done);				\
-		si_timer_setup(&(p)->timer, (fn), (flags));		\
+		si_test_timer_setup(&(p)->timer, (fn), (flags));		\
 	} while (0)
 
 static bool probe_wait(struct probe *p, unsigned long timeout)
@@ -654,7 +654,7 @@ SI_CHECKED(t_shutdown_sync_waits_and_stays_off)
 
 	/* Set up again, it works again. */
 	reinit_completion(&p.done);
-	si_timer_setup(&p.timer, probe_fn, 0);
+	si_test_timer_setup(&p.timer, probe_fn, 0);
 	p.busy_ms = 0;
 	ret = si_mod_timer(&p.timer, jiffies + 1);
 	SI_CHECK(ret == 0, "si_mod_timer after re-setup returned %d", ret);
@@ -722,11 +722,11 @@ SI_CHECKED(t_delete_sync_self_rearming)
 		if (i == 1) {
 			if (other_cpu < 0)
 				continue;
-			si_timer_setup(&r.timer, rearmer_fn, SI_TIMER_PINNED);
+			si_test_timer_setup(&r.timer, rearmer_fn, SI_TIMER_PINNED);
 			r.timer.expires = jiffies + 1;
 			si_add_timer_on(&r.timer, other_cpu);
 		} else {
-			si_timer_setup(&r.timer, rearmer_fn, 0);
+			si_test_timer_setup(&r.timer, rearmer_fn, 0);
 			si_mod_timer(&r.timer, jiffies + 1);
 		}
 		SI_CHECK(wait_until(atomic_read(&r.runs) >= 10, 2000),
@@ -841,7 +841,7 @@ SI_CHECKED(t_stress_10000)
 	atomic_set(&stress_runs, 0);
 
 	for (i = 0; i < NSTRESS; i++)
-		si_timer_setup(&items[i].timer, stress_fn,
+		si_test_timer_setup(&items[i].timer, stress_fn,
 			       i % 4 == 3 ? SI_TIMER_SOFTINTERRUPTIBLE : 0);
 	/*
 	 * Arming is slow under TCG (tens of jiffies for all), so cancel as we
@@ -1378,7 +1378,7 @@ SI_CHECKED(t_try_to_del_vs_start_race)
 		return;
 
 	/* What one cancel of an idle timer costs: about the race window. */
-	si_timer_setup(&c->link[0].timer, link_fn, 0);
+	si_test_timer_setup(&c->link[0].timer, link_fn, 0);
 	t0 = ktime_get_ns();
 	for (i = 0; i < 1000; i++)
 		si_try_to_del_timer_sync(&c->link[0].timer);
@@ -1393,7 +1393,7 @@ SI_CHECKED(t_try_to_del_vs_start_race)
 		for (i = 0; i < CHAIN_LEN; i++) {
 			c->link[i].chain = c;
 			c->link[i].idx = i;
-			si_timer_setup(&c->link[i].timer, link_fn, 0);
+			si_test_timer_setup(&c->link[i].timer, link_fn, 0);
 			c->link[i].timer.expires = e;
 			si_add_timer_on(&c->link[i].timer, other_cpu);
 		}
@@ -1521,7 +1521,7 @@ SI_CHECKED(t_unload_in_flight)
 		for (k = 0; k < ARRAY_SIZE(kind); k++, i++) {
 			struct flight *f = &flights[i];
 
-			si_timer_setup(&f->timer, flight_fn, kind[k].flags);
+			si_test_timer_setup(&f->timer, flight_fn, kind[k].flags);
 			f->busy_us = kind[k].busy_us;
 			f->period = kind[k].period;
 			f->timer.expires = jiffies + (f->period ? 1 : 3600 * HZ);

@@ -53,7 +53,7 @@ static void hp_init(struct hp_probe *p, unsigned int flags)
 {
 	memset(p, 0, sizeof(*p));
 	init_completion(&p->done);
-	si_timer_setup(&p->timer, hp_fn, flags);
+	si_test_timer_setup(&p->timer, hp_fn, flags);
 }
 
 static bool on_executor(const struct hp_probe *p)
@@ -186,7 +186,7 @@ static struct task_struct *executor_of(int cpu)
 	struct grab g = {};
 
 	init_completion(&g.done);
-	si_timer_setup(&g.timer, grab_fn, 0);
+	si_test_timer_setup(&g.timer, grab_fn, 0);
 	g.timer.expires = jiffies + 1;
 	si_add_timer_on(&g.timer, cpu);
 	if (!wait_for_completion_timeout(&g.done, HZ))
@@ -248,7 +248,7 @@ SI_CHECKED(t_queued_callbacks_move_on_offline)
 	for (i = 0; i < NQUEUED; i++) {
 		memset(&p[i], 0, sizeof(p[i]));
 		p[i].cpu = -1;
-		si_timer_setup(&p[i].timer, slow_fn, 0);
+		si_test_timer_setup(&p[i].timer, slow_fn, 0);
 		p[i].timer.expires = e;
 		si_add_timer_on(&p[i].timer, target);
 	}
