@@ -49,3 +49,22 @@ help:
 	@echo "make run                          boot $(RUN_KERNEL) in QEMU with si_timer loaded, show it"
 	@echo "make shell                        boot $(RUN_KERNEL) in QEMU to a busybox shell (Ctrl-A x quits)"
 	@echo "  BOOT_TIMEOUT=<s> (default 300)  seconds a VM may run before it counts as hung"
+	@echo "make lint [KVER=...]              checkpatch --strict on module/ and include/, then sparse (C=2)"
+
+# Style and static checks of the module's code: checkpatch --strict
+# (from Debian's linux-source-6.12, unpacked once into build/) and sparse.
+# The trace header keeps the kernel's TRACE_EVENT layout, which checkpatch
+# only accepts under include/trace/events/.
+LINT_SRC := $(filter-out module/si_trace.h,$(wildcard module/*.[ch] include/*.h))
+CHECKPATCH := build/checkpatch/scripts/checkpatch.pl
+
+$(CHECKPATCH):
+	mkdir -p build/checkpatch
+	tar -xJf /usr/src/linux-source-6.12.tar.xz -C build/checkpatch --strip-components=1 \
+		--wildcards '*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch'
+
+.PHONY: lint
+lint: $(CHECKPATCH)
+	perl $(CHECKPATCH) --strict --no-tree -q -f $(LINT_SRC)
+	perl $(CHECKPATCH) --strict --no-tree -q --ignore OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT -f module/si_trace.h
+	$(MAKE) -C $(KDIR) M=$(PWD) W=1 C=2 modules

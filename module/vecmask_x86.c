@@ -32,6 +32,7 @@ static noinline notrace void si_vecmask_skipped(void)
 {
 	barrier();
 }
+
 NOKPROBE_SYMBOL(si_vecmask_skipped);
 
 static __always_inline int si_vecmask_pre(struct pt_regs *regs,
@@ -48,12 +49,14 @@ static int si_pre_timer(struct kprobe *kp, struct pt_regs *regs)
 {
 	return si_vecmask_pre(regs, TIMER_SOFTIRQ);
 }
+
 NOKPROBE_SYMBOL(si_pre_timer);
 
 static int si_pre_hrtimer(struct kprobe *kp, struct pt_regs *regs)
 {
 	return si_vecmask_pre(regs, HRTIMER_SOFTIRQ);
 }
+
 NOKPROBE_SYMBOL(si_pre_hrtimer);
 
 /* The hooks, registered by name; a required one missing disables us. */

@@ -122,7 +122,6 @@ t_executors() {
 	local want have
 	want=$(sed -n 's/^processor[[:space:]]*: *\([0-9]*\)/si_timer\/\1/p' /proc/cpuinfo | sort)
 	have=$(threads | sort)
-	if [ -z "$have" ]; then why="executors not implemented yet"; return 2; fi
 	[ "$have" = "$want" ] || { why="executor threads: $(echo $have); want: $(echo $want)"; return 1; }
 }
 t_unload() { unload si_timer; }
