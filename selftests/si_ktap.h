@@ -19,8 +19,13 @@
 #ifndef _SI_KTAP_H
 #define _SI_KTAP_H
 
+#include <linux/completion.h>
+#include <linux/err.h>
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/kthread.h>
 #include <linux/printk.h>
+#include <linux/sched.h>
 
 enum { SI_PASS, SI_FAIL, SI_SKIP };
 
@@ -69,6 +74,61 @@ static inline int si_ktap_run(const struct si_test *tests, unsigned int n)
 		       i + 1, tests[i].name);
 	}
 	return 0;
+}
+
+struct si_ktap_cpu_work {
+	void (*fn)(void *arg);
+	void *arg;
+	struct completion done;
+};
+
+static int si_ktap_cpu_work_thread(void *data)
+{
+	struct si_ktap_cpu_work *w = data;
+
+	w->fn(w->arg);
+	complete(&w->done);
+	/* Stay until kthread_stop(): the caller must not race our exit. */
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+/*
+ * Run @fn(@arg) in a kthread bound to @cpu, at SCHED_FIFO 1 (the
+ * executor's class) if @fifo, and wait for it to return. Returns 0, a
+ * kthread_create() error, or -ETIMEDOUT if it took longer than @ms (0: no
+ * limit); it is waited for even then, since @arg may be on our stack.
+ */
+static inline int si_ktap_run_on_cpu(int cpu, void (*fn)(void *), void *arg,
+				     bool fifo, unsigned int ms)
+{
+	struct si_ktap_cpu_work w = { .fn = fn, .arg = arg };
+	struct task_struct *task;
+	int ret = 0;
+
+	init_completion(&w.done);
+	task = kthread_create(si_ktap_cpu_work_thread, &w, "si_test/%d", cpu);
+	if (IS_ERR(task)) {
+		si_ktap_diag("kthread_create: %ld", PTR_ERR(task));
+		return PTR_ERR(task);
+	}
+	kthread_bind(task, cpu);
+	if (fifo)
+		sched_set_fifo_low(task);
+	wake_up_process(task);
+	if (ms && !wait_for_completion_timeout(&w.done, msecs_to_jiffies(ms))) {
+		si_ktap_diag("work on CPU %d still running after %u ms, waiting", cpu, ms);
+		ret = -ETIMEDOUT;
+	}
+	wait_for_completion(&w.done);
+	kthread_stop(task);
+	return ret;
 }
 
 #endif /* _SI_KTAP_H */

@@ -175,57 +175,14 @@ static unsigned long wheel_granularity(unsigned long delta)
 	return gran;
 }
 
-/* ---------------------------------------------------------------------- */
-/* Running a function in a kthread bound to a CPU. */
-
-struct cpu_work {
-	void (*fn)(void *arg);
-	void *arg;
-	struct completion done;
-};
-
-static int cpu_work_thread(void *data)
-{
-	struct cpu_work *w = data;
-
-	w->fn(w->arg);
-	complete(&w->done);
-	for (;;) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (kthread_should_stop())
-			break;
-		schedule();
-	}
-	__set_current_state(TASK_RUNNING);
-	return 0;
-}
-
-/*
- * Run @fn(@arg) in a kthread bound to @cpu and wait for it. Returns false
- * if it took longer than @ms (it is still waited for: @arg may be on the
- * caller's stack).
- */
+/* Run @fn(@arg) in a kthread bound to @cpu; false if it took over @ms. */
 static bool run_on_cpu(int cpu, void (*fn)(void *), void *arg, unsigned int ms)
 {
-	struct cpu_work w = { .fn = fn, .arg = arg };
-	struct task_struct *task;
-	bool in_time;
+	int ret = si_ktap_run_on_cpu(cpu, fn, arg, false, ms);
 
-	init_completion(&w.done);
-	task = kthread_create(cpu_work_thread, &w, "si_api_cpu/%d", cpu);
-	if (IS_ERR(task)) {
-		si_fail("kthread_create: %ld", PTR_ERR(task));
-		return false;
-	}
-	kthread_bind(task, cpu);
-	wake_up_process(task);
-	in_time = wait_for_completion_timeout(&w.done, msecs_to_jiffies(ms));
-	if (!in_time) {
-		si_diag("work on CPU %d still running after %u ms, waiting", cpu, ms);
-		wait_for_completion(&w.done);
-	}
-	kthread_stop(task);
-	return in_time;
+	if (ret && ret != -ETIMEDOUT)
+		si_fail("cannot run on CPU %d: %d", cpu, ret);
+	return !ret;
 }
 
 static bool need_other_cpu(void)
@@ -1599,39 +1556,19 @@ static const struct si_test tests[] = {
 	SI_TEST(t_unload_in_flight),
 };
 
-static DECLARE_COMPLETION(tests_done);
-
-static int si_api_main(void *unused)
+static void si_api_main(void *unused)
 {
 	si_ktap_run(tests, ARRAY_SIZE(tests));
-	complete(&tests_done);
-	for (;;) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (kthread_should_stop())
-			break;
-		schedule();
-	}
-	__set_current_state(TASK_RUNNING);
-	return 0;
 }
 
 static int __init si_timer_api_init(void)
 {
-	struct task_struct *task;
-
 	unsigned int next;
 
 	home_cpu = cpumask_first(cpu_online_mask);
 	next = cpumask_next(home_cpu, cpu_online_mask);
 	other_cpu = next < nr_cpu_ids ? next : -1;
-	task = kthread_create(si_api_main, NULL, "si_api_test");
-	if (IS_ERR(task))
-		return PTR_ERR(task);
-	kthread_bind(task, home_cpu);
-	wake_up_process(task);
-	wait_for_completion(&tests_done);
-	kthread_stop(task);
-	return 0;
+	return si_ktap_run_on_cpu(home_cpu, si_api_main, NULL, false, 0);
 }
 
 static void __exit si_timer_api_exit(void)

@@ -98,39 +98,22 @@ static bool target_up(void)
 struct arm_pinned {
 	struct hp_probe *p;
 	unsigned long delay;
-	struct completion done;
 };
 
-static int arm_pinned_thread(void *data)
+static void arm_pinned(void *data)
 {
 	struct arm_pinned *a = data;
 
 	si_mod_timer(&a->p->timer, jiffies + a->delay);
-	complete(&a->done);
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (!kthread_should_stop())
-			schedule();
-		__set_current_state(TASK_RUNNING);
-	}
-	return 0;
 }
 
 /* si_mod_timer() from a kthread bound to @cpu (for SI_TIMER_PINNED timers). */
 static bool arm_on(struct hp_probe *p, int cpu, unsigned long delay)
 {
 	struct arm_pinned a = { .p = p, .delay = delay };
-	struct task_struct *task;
+	int ret = si_ktap_run_on_cpu(cpu, arm_pinned, &a, false, 0);
 
-	init_completion(&a.done);
-	task = kthread_create(arm_pinned_thread, &a, "si_hp_arm/%d", cpu);
-	if (!SI_CHECK(!IS_ERR(task), "kthread_create %ld", PTR_ERR(task)))
-		return false;
-	kthread_bind(task, cpu);
-	wake_up_process(task);
-	wait_for_completion(&a.done);
-	kthread_stop(task);
-	return true;
+	return SI_CHECK(!ret, "cannot run on CPU %d: %d", cpu, ret);
 }
 
 SI_CHECKED(t_pending_timer_fires_after_offline)
@@ -370,27 +353,16 @@ static const struct si_test skipped[] = {
 	SI_TEST(skip_all),
 };
 
-static DECLARE_COMPLETION(tests_done);
-
-static int si_hp_main(void *unused)
+static void si_hp_main(void *unused)
 {
 	if (target < 0)
 		si_ktap_run(skipped, ARRAY_SIZE(skipped));
 	else
 		si_ktap_run(tests, ARRAY_SIZE(tests));
-	complete(&tests_done);
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (!kthread_should_stop())
-			schedule();
-		__set_current_state(TASK_RUNNING);
-	}
-	return 0;
 }
 
 static int __init si_hotplug_test_init(void)
 {
-	struct task_struct *task;
 	int cpu;
 
 	home_cpu = cpumask_first(cpu_online_mask);
@@ -399,14 +371,7 @@ static int __init si_hotplug_test_init(void)
 			if (cpu != home_cpu)
 				target = cpu;
 	}
-	task = kthread_create(si_hp_main, NULL, "si_hp_test");
-	if (IS_ERR(task))
-		return PTR_ERR(task);
-	kthread_bind(task, home_cpu);
-	wake_up_process(task);
-	wait_for_completion(&tests_done);
-	kthread_stop(task);
-	return 0;
+	return si_ktap_run_on_cpu(home_cpu, si_hp_main, NULL, false, 0);
 }
 
 static void __exit si_hotplug_test_exit(void)

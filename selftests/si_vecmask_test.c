@@ -117,41 +117,22 @@ static void vt_raise(unsigned long mask)
 	local_irq_restore(flags);
 }
 
-/* Run @fn in a SCHED_FIFO 1 kthread (the executor's class) bound to cpu. */
+/* Results of a test body run in a SCHED_FIFO 1 kthread bound to cpu. */
 struct vt_thread {
 	void (*fn)(struct vt_thread *t);
-	struct completion done;
 	u64 r[8];			/* results, per test */
 };
 
-static int vt_thread_fn(void *arg)
+static void vt_call(void *arg)
 {
 	struct vt_thread *t = arg;
 
 	t->fn(t);
-	complete(&t->done);
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (!kthread_should_stop())
-			schedule();
-		__set_current_state(TASK_RUNNING);
-	}
-	return 0;
 }
 
 static int vt_run_on_cpu(struct vt_thread *t)
 {
-	struct task_struct *k;
-
-	init_completion(&t->done);
-	k = kthread_create_on_cpu(vt_thread_fn, t, cpu, "si_vecmask_test/%u");
-	if (IS_ERR(k))
-		return PTR_ERR(k);
-	sched_set_fifo_low(k);
-	wake_up_process(k);
-	wait_for_completion(&t->done);
-	kthread_stop(k);
-	return 0;
+	return si_ktap_run_on_cpu(cpu, vt_call, t, true, 0);
 }
 
 static s64 vt_ms_since(ktime_t t0)
