@@ -122,11 +122,14 @@ static inline int si_ktap_run_on_cpu(int cpu, void (*fn)(void *), void *arg,
 	if (fifo)
 		sched_set_fifo_low(task);
 	wake_up_process(task);
-	if (ms && !wait_for_completion_timeout(&w.done, msecs_to_jiffies(ms))) {
-		si_ktap_diag("work on CPU %d still running after %u ms, waiting", cpu, ms);
-		ret = -ETIMEDOUT;
+	if (!ms || !wait_for_completion_timeout(&w.done, msecs_to_jiffies(ms))) {
+		if (ms) {
+			si_ktap_diag("work on CPU %d still running after %u ms, waiting",
+				     cpu, ms);
+			ret = -ETIMEDOUT;
+		}
+		wait_for_completion(&w.done);
 	}
-	wait_for_completion(&w.done);
 	kthread_stop(task);
 	return ret;
 }
