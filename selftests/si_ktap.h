@@ -79,6 +79,8 @@ static inline int si_ktap_run(const struct si_test *tests, unsigned int n)
 struct si_ktap_cpu_work {
 	void (*fn)(void *arg);
 	void *arg;
+	int cpu;
+	struct task_struct *task;
 	struct completion done;
 };
 
@@ -100,38 +102,64 @@ static int si_ktap_cpu_work_thread(void *data)
 }
 
 /*
- * Run @fn(@arg) in a kthread bound to @cpu, at SCHED_FIFO 1 (the
- * executor's class) if @fifo, and wait for it to return. Returns 0, a
- * kthread_create() error, or -ETIMEDOUT if it took longer than @ms (0: no
- * limit); it is waited for even then, since @arg may be on our stack.
+ * Create, but do not start, a kthread bound to @cpu that will run
+ * @fn(@arg), at SCHED_FIFO 1 (the executor's class) if @fifo. Start it with
+ * wake_up_process(@w->task) (also allowed where sleeping is not), then
+ * si_ktap_cpu_work_finish(). Returns 0 or a kthread_create() error.
+ */
+static inline int si_ktap_cpu_work_create(struct si_ktap_cpu_work *w, int cpu,
+					  void (*fn)(void *), void *arg,
+					  bool fifo)
+{
+	*w = (struct si_ktap_cpu_work){ .fn = fn, .arg = arg, .cpu = cpu };
+	init_completion(&w->done);
+	w->task = kthread_create(si_ktap_cpu_work_thread, w, "si_test/%d", cpu);
+	if (IS_ERR(w->task)) {
+		si_ktap_diag("kthread_create: %ld", PTR_ERR(w->task));
+		return PTR_ERR(w->task);
+	}
+	kthread_bind(w->task, cpu);
+	if (fifo)
+		sched_set_fifo_low(w->task);
+	return 0;
+}
+
+/*
+ * Wait for a started work to return and reap its thread. 0, or -ETIMEDOUT
+ * if it took longer than @ms (0: no limit); it is waited for even then,
+ * since its argument may be on our stack.
+ */
+static inline int si_ktap_cpu_work_finish(struct si_ktap_cpu_work *w,
+					  unsigned int ms)
+{
+	int ret = 0;
+
+	if (!ms || !wait_for_completion_timeout(&w->done, msecs_to_jiffies(ms))) {
+		if (ms) {
+			si_ktap_diag("work on CPU %d still running after %u ms, waiting",
+				     w->cpu, ms);
+			ret = -ETIMEDOUT;
+		}
+		wait_for_completion(&w->done);
+	}
+	kthread_stop(w->task);
+	return ret;
+}
+
+/*
+ * Run @fn(@arg) in a kthread bound to @cpu (see si_ktap_cpu_work_create())
+ * and wait for it (see si_ktap_cpu_work_finish()).
  */
 static inline int si_ktap_run_on_cpu(int cpu, void (*fn)(void *), void *arg,
 				     bool fifo, unsigned int ms)
 {
-	struct si_ktap_cpu_work w = { .fn = fn, .arg = arg };
-	struct task_struct *task;
-	int ret = 0;
+	struct si_ktap_cpu_work w;
+	int ret = si_ktap_cpu_work_create(&w, cpu, fn, arg, fifo);
 
-	init_completion(&w.done);
-	task = kthread_create(si_ktap_cpu_work_thread, &w, "si_test/%d", cpu);
-	if (IS_ERR(task)) {
-		si_ktap_diag("kthread_create: %ld", PTR_ERR(task));
-		return PTR_ERR(task);
-	}
-	kthread_bind(task, cpu);
-	if (fifo)
-		sched_set_fifo_low(task);
-	wake_up_process(task);
-	if (!ms || !wait_for_completion_timeout(&w.done, msecs_to_jiffies(ms))) {
-		if (ms) {
-			si_ktap_diag("work on CPU %d still running after %u ms, waiting",
-				     cpu, ms);
-			ret = -ETIMEDOUT;
-		}
-		wait_for_completion(&w.done);
-	}
-	kthread_stop(task);
-	return ret;
+	if (ret)
+		return ret;
+	wake_up_process(w.task);
+	return si_ktap_cpu_work_finish(&w, ms);
 }
 
 #endif /* _SI_KTAP_H */

@@ -763,6 +763,7 @@ struct stress_item {
 	atomic_t finished;
 	u8 cancel_how;
 	s8 cancel_ret;
+	s16 armed_on;		/* si_add_timer_on() CPU, or -1 */
 	bool started_at_return;
 	bool finished_at_return;
 };
@@ -813,9 +814,11 @@ SI_CHECKED(t_stress_10000)
 		int victim, ret;
 
 		if (r & BIT(8)) {
+			items[i].armed_on = cpus[(r >> 9) % ncpus];
 			items[i].timer.expires = exp;
-			si_add_timer_on(&items[i].timer, cpus[(r >> 9) % ncpus]);
+			si_add_timer_on(&items[i].timer, items[i].armed_on);
 		} else {
+			items[i].armed_on = -1;
 			si_mod_timer(&items[i].timer, exp);
 		}
 		if (!(i & 255))
@@ -871,8 +874,10 @@ SI_CHECKED(t_stress_10000)
 				cancelled_ran++;
 				ran_anyway[it->cancel_how]++;
 			}
-		} else if (!runs) {
-			not_run++;
+		} else if (!runs && not_run++ < 3) {
+			si_diag("not run: #%d flags %#x on CPU %d expires %lu (now %lu) cancel %d returned %d",
+				i, it->timer.flags, it->armed_on, it->timer.wheel.expires,
+				jiffies, it->cancel_how, it->cancel_ret);
 		}
 		/*
 		 * Returning 0 from the sync calls means: neither pending nor
