@@ -102,10 +102,18 @@ static void si_vecmask_raise(unsigned long mask)
 static void __si_vecmask_disable(unsigned long mask)
 {
 	/*
-	 * One irq-safe RMW: a handler on this CPU sees the bit or not, and
-	 * either way does something valid.
+	 * On PREEMPT_RT a timer vector handler can be in progress on this
+	 * CPU while we run: ktimers or ksoftirqd preempted, or blocked on a
+	 * sleeping lock inside a timer callback. Masking then would let a
+	 * soft-interruptible callback start in the middle of that one, so
+	 * wait for it: the handler holds the per-CPU BH lock throughout.
+	 * On non-RT softirqs never stop half-way, and this costs a pair.
+	 * The set itself is one irq-safe RMW: a handler on this CPU sees the
+	 * bit or not, and either way does something valid.
 	 */
+	local_bh_disable();
 	this_cpu_or(si_vecmask_cpu.disabled, mask & SI_TIMER_VECTORS);
+	local_bh_enable();
 }
 
 static void __si_vecmask_enable(unsigned long mask)

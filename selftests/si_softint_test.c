@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What soft-interruptible means, through si_timer callbacks on one CPU:
+ *
+ * - a busy soft-interruptible callback does not hold up the CPU's other
+ *   bottom halves (a tasklet and a NAPI poll raised as a device would, see
+ *   si_softint.h), while a compatible-mode callback does, as the TIMER
+ *   softirq would;
+ * - the timer vectors stay masked meanwhile: a timer_list, a SOFT hrtimer
+ *   and other si_timers due during the callback run only after it, even
+ *   while it is blocked on a lock (PREEMPT_RT, where ktimers or ksoftirqd
+ *   then get the CPU);
+ * - conversely a soft-interruptible callback never starts in the middle of
+ *   a timer softirq blocked on a lock (PREEMPT_RT).
+ *
+ * Where the vector mask emulation is not active (vecmask=off, or auto that
+ * fell back) soft-interruptible callbacks run in compatible mode, and the
+ * compatible-mode outcome is what is asserted.
+ */
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/module.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include "vecmask.h"
+#include "si_softint.h"
+#include "si_test.h"
+
+static int cpu = -1;
+module_param(cpu, int, 0444);
+MODULE_PARM_DESC(cpu, "CPU to test on (default: the last online one)");
+
+static int other_cpu;		/* where lock holders run */
+static bool soft_active;	/* soft-interruptible callbacks really are */
+static struct si_softint scn;
+
+/* ns to ms for the diagnostics, keeping -1 ("did not happen") */
+static s64 ns_ms(s64 ns)
+{
+	return ns < 0 ? ns : div_s64(ns, NSEC_PER_MSEC);
+}
+
+static void st_show(const char *what)
+{
+	si_diag("%s: callback on CPU %d ran %lld ms; raised at %lld ms%s",
+		what, scn.cb_cpu, ns_ms(scn.cb_end), ns_ms(scn.raised),
+		IS_ENABLED(CONFIG_PREEMPT_RT) ? " (irq thread)" : " (hardirq)");
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		si_diag("  irq thread got the BH lock at %lld ms",
+			ns_ms(scn.bh_taken));
+	si_diag("  tasklet at %lld ms on CPU %d%s, NAPI poll at %lld ms on CPU %d%s",
+		ns_ms(scn.tasklet_at), scn.tasklet_cpu,
+		scn.tasklet_in_cb ? " (callback busy)" : "",
+		ns_ms(scn.napi_at), scn.napi_cpu,
+		scn.napi_in_cb ? " (callback busy)" : "");
+}
+
+static void st_check_common(void)
+{
+	SI_CHECK(scn.cb_cpu == cpu, "callback ran on CPU %d", scn.cb_cpu);
+	SI_CHECK(scn.tasklet_cpu == cpu, "tasklet ran on CPU %d", scn.tasklet_cpu);
+	SI_CHECK(scn.napi_cpu == cpu, "NAPI poll ran on CPU %d", scn.napi_cpu);
+	SI_CHECK(scn.raised >= 0, "the device never raised");
+}
+
+/* Test 1: a soft-interruptible callback lets the device's softirqs run. */
+SI_CHECKED(t_softirqs_run_during_si_callback)
+{
+	if (!SI_CHECK(si_softint_run(&scn, SI_TIMER_SOFTINTERRUPTIBLE) == 0,
+		      "scenario did not complete"))
+		return;
+	st_show(soft_active ? "soft-interruptible" : "soft-interruptible (compatible fallback)");
+	st_check_common();
+	if (!soft_active) {
+		SI_CHECK(!scn.tasklet_in_cb && !scn.napi_in_cb,
+			 "fallback mode let softirqs interrupt the callback");
+		return;
+	}
+	SI_CHECK(scn.tasklet_in_cb, "tasklet waited for the callback (%lld ms)",
+		 ns_ms(scn.tasklet_at));
+	SI_CHECK(scn.napi_in_cb, "NAPI poll waited for the callback (%lld ms)",
+		 ns_ms(scn.napi_at));
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		SI_CHECK(scn.bh_taken >= 0 && scn.bh_taken < scn.cb_end,
+			 "irq thread blocked on the BH lock until %lld ms",
+			 ns_ms(scn.bh_taken));
+}
+
+/* ... while a compatible-mode callback holds them off, as a softirq does. */
+SI_CHECKED(t_softirqs_wait_for_compat_callback)
+{
+	if (!SI_CHECK(si_softint_run(&scn, 0) == 0, "scenario did not complete"))
+		return;
+	st_show("compatible");
+	st_check_common();
+	SI_CHECK(!scn.tasklet_in_cb && scn.tasklet_at >= scn.cb_end,
+		 "tasklet ran at %lld ms, during the callback", ns_ms(scn.tasklet_at));
+	SI_CHECK(!scn.napi_in_cb && scn.napi_at >= scn.cb_end,
+		 "NAPI poll ran at %lld ms, during the callback", ns_ms(scn.napi_at));
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		SI_CHECK(scn.bh_taken >= scn.cb_end,
+			 "irq thread got the BH lock at %lld ms, during the callback",
+			 ns_ms(scn.bh_taken));
+}
+
+/*
+ * A spinlock_t that a timer callback on the test CPU will block on, held by
+ * a thread on other_cpu from before @arm() until @release_ms after *@t0,
+ * which the callback sets when it starts and publishes with *@started.
+ * On PREEMPT_RT a waiter spins as long as the owner runs (adaptive
+ * spinning), so at @preempt_ms a SCHED_FIFO thread preempts the owner and
+ * the waiter really sleeps, as it does when a lock owner is preempted.
+ */
+struct st_holder {
+	spinlock_t lock;		/* the one the callback blocks on */
+	void (*arm)(void);
+	const bool *started;
+	const ktime_t *t0;
+	unsigned int preempt_ms, release_ms;
+	struct si_ktap_cpu_work hog;
+};
+
+static bool st_holder_until(struct st_holder *h, unsigned int ms,
+			    unsigned long deadline)
+{
+	return ktime_ms_delta(ktime_get(), *h->t0) < ms &&
+	       time_before(jiffies, deadline);
+}
+
+static void st_hog(void *arg)
+{
+	struct st_holder *h = arg;
+	unsigned long deadline = jiffies + 2 * HZ;
+
+	while (st_holder_until(h, h->release_ms, deadline))
+		cpu_relax();
+}
+
+static void st_hold(void *arg)
+{
+	struct st_holder *h = arg;
+	unsigned long deadline = jiffies + 2 * HZ;
+
+	spin_lock(&h->lock);
+	h->arm();
+	/* *h->t0 is valid once *h->started reads true */
+	while (!smp_load_acquire(h->started) && time_before(jiffies, deadline))
+		cpu_relax();
+	while (st_holder_until(h, h->preempt_ms, deadline))
+		cpu_relax();
+	wake_up_process(h->hog.task);
+	while (st_holder_until(h, h->release_ms, deadline))
+		cpu_relax();
+	spin_unlock(&h->lock);
+}
+
+/* Arm, hold and release as described above; returns once released. */
+static int st_hold_lock(struct st_holder *h)
+{
+	int ret = si_ktap_cpu_work_create(&h->hog, other_cpu, st_hog, h, true);
+
+	if (ret)
+		return ret;
+	ret = si_ktap_run_on_cpu(other_cpu, st_hold, h, false, 0);
+	if (ret)
+		wake_up_process(h->hog.task);
+	si_ktap_cpu_work_finish(&h->hog, 0);
+	return ret;
+}
+
+/*
+ * Test 2: timer callbacks of every kind due while a soft-interruptible
+ * callback runs. It is busy for 30 ms, then blocks on a lock that a
+ * thread on another CPU holds until 60 ms (on PREEMPT_RT it sleeps, and
+ * ktimers/ksoftirqd get the CPU; elsewhere it spins), then busy until
+ * 80 ms. The others are due at 20 ms.
+ */
+enum { VT_LIST, VT_HRTIMER, VT_SI_COMPAT, VT_SI_SOFT, VT_NR };
+static const char * const vt_names[VT_NR] = {
+	"timer_list", "SOFT hrtimer", "si_timer", "si_timer (soft)",
+};
+
+static struct {
+	DECLARE_BITMAP(ran, VT_NR);
+	DECLARE_BITMAP(ran_in_cb, VT_NR);
+	int cpu[VT_NR];
+	bool busy;			/* the soft-interruptible callback runs */
+	ktime_t start;
+	s64 end_ms;
+	struct st_holder holder;
+	struct timer_list list;
+	struct hrtimer hrtimer;
+	struct si_timer main, si[2];
+} vt;
+
+static void vt_ran(int which)
+{
+	vt.cpu[which] = raw_smp_processor_id();
+	if (READ_ONCE(vt.busy))
+		set_bit(which, vt.ran_in_cb);
+	set_bit(which, vt.ran);
+}
+
+static void vt_list_fn(struct timer_list *t)
+{
+	vt_ran(VT_LIST);
+}
+
+static enum hrtimer_restart vt_hrtimer_fn(struct hrtimer *h)
+{
+	vt_ran(VT_HRTIMER);
+	return HRTIMER_NORESTART;
+}
+
+static void vt_si_fn(struct si_timer *t)
+{
+	vt_ran(t == &vt.si[0] ? VT_SI_COMPAT : VT_SI_SOFT);
+}
+
+static s64 vt_ms(void)
+{
+	return ktime_ms_delta(ktime_get(), vt.start);
+}
+
+static void vt_main_fn(struct si_timer *t)
+{
+	unsigned long due = jiffies + msecs_to_jiffies(20);
+
+	vt.start = ktime_get();
+	smp_store_release(&vt.busy, true);	/* vt.start, for st_hold() */
+	vt.list.expires = due;
+	add_timer_on(&vt.list, cpu);
+	hrtimer_start(&vt.hrtimer, ms_to_ktime(20), HRTIMER_MODE_REL_PINNED_SOFT);
+	vt.si[0].expires = due;
+	si_add_timer_on(&vt.si[0], cpu);
+	vt.si[1].expires = due;
+	si_add_timer_on(&vt.si[1], cpu);
+	while (vt_ms() < 30)
+		cpu_relax();
+	spin_lock(&vt.holder.lock);
+	spin_unlock(&vt.holder.lock);
+	while (vt_ms() < 80)
+		cpu_relax();
+	vt.end_ms = vt_ms();
+	WRITE_ONCE(vt.busy, false);
+}
+
+static void vt_arm(void)
+{
+	vt.main.expires = jiffies + 1;
+	si_add_timer_on(&vt.main, cpu);
+}
+
+static bool vt_all_ran(void)
+{
+	return bitmap_full(vt.ran, VT_NR);
+}
+
+SI_CHECKED(t_timer_vectors_wait_for_si_callback)
+{
+	unsigned long skips_t = si_vecmask_skips(cpu, TIMER_SOFTIRQ);
+	unsigned long skips_h = si_vecmask_skips(cpu, HRTIMER_SOFTIRQ);
+	unsigned long deadline;
+	int i;
+
+	memset(&vt, 0, sizeof(vt));
+	spin_lock_init(&vt.holder.lock);
+	vt.holder.arm = vt_arm;
+	vt.holder.started = &vt.busy;
+	vt.holder.t0 = &vt.start;
+	vt.holder.preempt_ms = 25;
+	vt.holder.release_ms = 60;
+	timer_setup(&vt.list, vt_list_fn, TIMER_PINNED);
+	hrtimer_setup(&vt.hrtimer, vt_hrtimer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_PINNED_SOFT);
+	si_timer_setup(&vt.main, vt_main_fn,
+		       SI_TIMER_SOFTINTERRUPTIBLE | SI_TIMER_PINNED);
+	si_timer_setup(&vt.si[0], vt_si_fn, SI_TIMER_PINNED);
+	si_timer_setup(&vt.si[1], vt_si_fn,
+		       SI_TIMER_SOFTINTERRUPTIBLE | SI_TIMER_PINNED);
+	SI_CHECK(st_hold_lock(&vt.holder) == 0, "lock holder did not run");
+
+	deadline = jiffies + 2 * HZ;
+	while (!vt_all_ran() && time_before(jiffies, deadline))
+		usleep_range(1000, 2000);
+	timer_delete_sync(&vt.list);
+	hrtimer_cancel(&vt.hrtimer);
+	si_timer_delete_sync(&vt.main);
+	si_timer_delete_sync(&vt.si[0]);
+	si_timer_delete_sync(&vt.si[1]);
+	skips_t = si_vecmask_skips(cpu, TIMER_SOFTIRQ) - skips_t;
+	skips_h = si_vecmask_skips(cpu, HRTIMER_SOFTIRQ) - skips_h;
+
+	si_diag("soft-interruptible callback on CPU %d: %lld ms; mask %s",
+		cpu, vt.end_ms, soft_active ? "active" : "inactive");
+	si_diag("  skips TIMER %lu HRTIMER %lu", skips_t, skips_h);
+	for (i = 0; i < VT_NR; i++) {
+		si_diag("  %s: %s on CPU %d%s", vt_names[i],
+			test_bit(i, vt.ran) ? "ran" : "did not run", vt.cpu[i],
+			test_bit(i, vt.ran_in_cb) ? ", during the callback" : "");
+		SI_CHECK(test_bit(i, vt.ran), "%s did not run", vt_names[i]);
+		SI_CHECK(!test_bit(i, vt.ran_in_cb), "%s ran during the callback",
+			 vt_names[i]);
+		SI_CHECK(vt.cpu[i] == cpu, "%s ran on CPU %d", vt_names[i], vt.cpu[i]);
+	}
+	if (soft_active)
+		SI_CHECK(skips_t > 0 && skips_h > 0,
+			 "the hooks never deferred a vector: did anything get masked?");
+}
+
+/*
+ * Test 2, the other way round: a timer_list callback blocks on a lock (on
+ * PREEMPT_RT ktimers or ksoftirqd then sleeps in the middle of the TIMER
+ * softirq, holding the BH lock) while an si_timer that expired in the same
+ * batch is ready on its executor. The si_timer callback must not start
+ * until the timer softirq is done with the timer_list callback.
+ */
+static struct {
+	struct st_holder holder;
+	struct timer_list list;
+	struct si_timer si;
+	bool list_busy, si_busy;
+	bool si_in_list, list_in_si;
+	ktime_t list_start;
+	s64 list_end_ms, si_start_ms;
+	int list_cpu, si_cpu;
+	int si_runs;
+} bt;
+
+static void bt_list_fn(struct timer_list *t)
+{
+	bt.list_cpu = raw_smp_processor_id();
+	bt.list_in_si = READ_ONCE(bt.si_busy);
+	bt.list_start = ktime_get();
+	smp_store_release(&bt.list_busy, true);	/* list_start, for st_hold() */
+	spin_lock(&bt.holder.lock);
+	spin_unlock(&bt.holder.lock);
+	bt.list_end_ms = ktime_ms_delta(ktime_get(), bt.list_start);
+	WRITE_ONCE(bt.list_busy, false);
+}
+
+static void bt_si_fn(struct si_timer *t)
+{
+	WRITE_ONCE(bt.si_busy, true);
+	bt.si_cpu = raw_smp_processor_id();
+	bt.si_in_list = READ_ONCE(bt.list_busy);
+	bt.si_start_ms = ktime_ms_delta(ktime_get(), bt.list_start);
+	WRITE_ONCE(bt.si_runs, bt.si_runs + 1);
+	WRITE_ONCE(bt.si_busy, false);
+}
+
+/*
+ * Both due in the same jiffy, the si_timer armed last so that the wheel
+ * expires it first (a bucket runs its newest timer first) and its executor
+ * is ready before the timer_list callback blocks.
+ */
+static void bt_arm(void)
+{
+	unsigned long due = jiffies + 2;
+
+	bt.list.expires = due;
+	add_timer_on(&bt.list, cpu);
+	bt.si.expires = due;
+	si_add_timer_on(&bt.si, cpu);
+}
+
+static void bt_run(unsigned int flags)
+{
+	unsigned long deadline;
+
+	memset(&bt, 0, sizeof(bt));
+	spin_lock_init(&bt.holder.lock);
+	bt.holder.arm = bt_arm;
+	bt.holder.started = &bt.list_busy;
+	bt.holder.t0 = &bt.list_start;
+	bt.holder.preempt_ms = 0;
+	bt.holder.release_ms = 50;
+	timer_setup(&bt.list, bt_list_fn, TIMER_PINNED);
+	si_timer_setup(&bt.si, bt_si_fn, flags | SI_TIMER_PINNED);
+	SI_CHECK(st_hold_lock(&bt.holder) == 0, "lock holder did not run");
+	deadline = jiffies + 2 * HZ;
+	while (!READ_ONCE(bt.si_runs) && time_before(jiffies, deadline))
+		usleep_range(1000, 2000);
+	timer_delete_sync(&bt.list);
+	si_timer_delete_sync(&bt.si);
+	si_diag("%s si_timer: timer_list callback on CPU %d blocked %lld ms",
+		flags ? "soft-interruptible" : "compatible", bt.list_cpu,
+		bt.list_end_ms);
+	si_diag("  si_timer callback on CPU %d at %lld ms%s", bt.si_cpu,
+		bt.si_start_ms, bt.si_in_list ? ", inside it" : "");
+	SI_CHECK(bt.si_runs == 1, "si_timer callback ran %d times", bt.si_runs);
+	SI_CHECK(bt.list_cpu == cpu && bt.si_cpu == cpu,
+		 "callbacks ran on CPUs %d and %d", bt.list_cpu, bt.si_cpu);
+	SI_CHECK(bt.list_end_ms >= 40, "the timer_list callback did not block");
+	SI_CHECK(!bt.si_in_list && !bt.list_in_si,
+		 "the callbacks interleaved");
+}
+
+SI_CHECKED(t_si_callback_waits_for_blocked_timer_softirq)
+{
+	bt_run(SI_TIMER_SOFTINTERRUPTIBLE);
+}
+
+SI_CHECKED(t_compat_callback_waits_for_blocked_timer_softirq)
+{
+	bt_run(0);
+}
+
+static const struct si_test tests[] = {
+	SI_TEST(t_softirqs_run_during_si_callback),
+	SI_TEST(t_softirqs_wait_for_compat_callback),
+	SI_TEST(t_timer_vectors_wait_for_si_callback),
+	SI_TEST(t_si_callback_waits_for_blocked_timer_softirq),
+	SI_TEST(t_compat_callback_waits_for_blocked_timer_softirq),
+};
+
+static int __init st_init(void)
+{
+	int ret;
+
+	if (cpu < 0)
+		cpu = cpumask_last(cpu_online_mask);
+	if (cpu >= nr_cpu_ids || !cpu_online(cpu)) {
+		pr_err("cpu=%d is not online\n", cpu);
+		return -EINVAL;
+	}
+	other_cpu = cpumask_any_but(cpu_online_mask, cpu);
+	if (other_cpu >= nr_cpu_ids) {
+		pr_err("needs two online CPUs\n");
+		return -EINVAL;
+	}
+	soft_active = si_vecmask_available();
+	ret = si_softint_init(&scn, cpu);
+	if (ret)
+		return ret;
+	si_ktap_run(tests, ARRAY_SIZE(tests));
+	si_softint_exit(&scn);
+	return 0;
+}
+module_init(st_init);
+
+static void __exit st_exit(void)
+{
+}
+module_exit(st_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("si_timer: soft-interruptibility and vector mask tests through si_timer callbacks");
