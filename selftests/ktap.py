@@ -12,7 +12,8 @@ Rules (README.md, "Tests"):
 - Kernel problems (Oops, BUG:, WARNING:, lockdep, stalls...) are one
   failure each, except a WARN splat ("cut here" .. "end trace") containing
   the text of an earlier "# SI_EXPECT_WARN <text>" line: each such line
-  allows exactly one splat, and one that never came is a failure.
+  allows exactly one splat, and one that never came is a failure. A report
+  that is not a splat (lockdep's) is matched by its title line instead.
 - The boot must print END_MARKER.
 Run as a script to re-parse saved console logs: ktap.py build/logs/*.log
 """
@@ -143,9 +144,14 @@ class Console:
         return []
 
     def _problem(self, line):
-        if PROBLEMS.search(line) and not BENIGN.search(line):
-            return [Result("fail", "console", line.strip(), [])]
-        return []
+        if not PROBLEMS.search(line) or BENIGN.search(line):
+            return []
+        # Reports that are not WARN splats (lockdep's) are matched by their title line.
+        for exp in self.expected_warns:
+            if exp[0] in line:
+                self.expected_warns.remove(exp)
+                return [Result("info", exp[1], "expected report seen: " + exp[0], [])]
+        return [Result("fail", "console", line.strip(), [])]
 
     def _in_splat(self, line):
         if line == CUT_HERE:    # a new splat: the previous one never ended
