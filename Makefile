@@ -49,13 +49,14 @@ help:
 	@echo "make run                          boot $(RUN_KERNEL) in QEMU with si_timer loaded, show it"
 	@echo "make shell                        boot $(RUN_KERNEL) in QEMU to a busybox shell (Ctrl-A x quits)"
 	@echo "  BOOT_TIMEOUT=<s> (default 300)  seconds a VM may run before it counts as hung"
-	@echo "make lint [KVER=...]              checkpatch --strict on module/ and include/, then sparse (C=2)"
+	@echo "make lint [KVER=...]              checkpatch --strict on module/, include/, selftests/, then sparse (C=2)"
 
-# Style and static checks of the module's code: checkpatch --strict
+# Style and static checks of the module's and the tests' code: checkpatch --strict
 # (from Debian's linux-source-6.12, unpacked once into build/) and sparse.
 # The trace header keeps the kernel's TRACE_EVENT layout, which checkpatch
 # only accepts under include/trace/events/.
-LINT_SRC := $(filter-out module/si_trace.h,$(wildcard module/*.[ch] include/*.h))
+LINT_SRC := $(filter-out module/si_trace.h %.mod.c,\
+	      $(wildcard module/*.[ch] include/*.h selftests/*.[ch]))
 CHECKPATCH := build/checkpatch/scripts/checkpatch.pl
 
 $(CHECKPATCH):

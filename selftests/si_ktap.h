@@ -1,20 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * KTAP output for si_timer test modules (see README.md, "Writing a test").
+ * Test modules include it through si_test.h, which adds the checks.
  *
  * A test module lists its cases and runs them from module_init:
  *
- *	static int t_fires(void) { ...; SI_EXPECT(x == 1); return SI_PASS; }
+ *	SI_CHECKED(t_fires) { ...; SI_CHECK(x == 1, "x = %d", x); }
  *	static const struct si_test tests[] = { SI_TEST(t_fires), ... };
  *	static int __init my_init(void) { return si_ktap_run(tests, ARRAY_SIZE(tests)); }
  *
  * si_ktap_run() prints one KTAP document ("KTAP version 1", "# Subtest:
  * <module>", "1..N", one "ok"/"not ok" line per case) and returns 0, so
  * insmod succeeds whatever the results; the harness then rmmods the module.
- * A case returns SI_PASS, SI_FAIL or SI_SKIP (reason in si_ktap_why).
+ * A case is an int (*)(void) returning SI_PASS, SI_FAIL or SI_SKIP (reason
+ * in si_ktap_why); SI_CHECKED() (si_test.h) makes one from a void body.
  * Before triggering a WARN on purpose, a case calls si_ktap_expect_warn()
  * with a substring of the warning's text: the harness then accepts exactly
  * one such WARNING splat, and fails if it never comes.
+ *
+ * The lines are printed with pr_info() and must reach the console exactly
+ * as KTAP has them: a test module must not define pr_fmt (which would
+ * prefix every line) before including this header.
  */
 #ifndef _SI_KTAP_H
 #define _SI_KTAP_H
@@ -33,45 +39,36 @@ struct si_test {
 	const char *name;
 	int (*fn)(void);
 };
+
 #define SI_TEST(fn) { #fn, fn }
 
 /* Reason shown with SI_SKIP (or with SI_FAIL, as a diagnostic). */
 static const char *si_ktap_why;
 
-#define si_ktap_diag(fmt, ...) printk(KERN_INFO "# " fmt "\n", ##__VA_ARGS__)
-#define si_ktap_expect_warn(substr) printk(KERN_INFO "# SI_EXPECT_WARN %s\n", substr)
-
-/* Fail the case (with file:line and the condition) unless @cond holds. */
-#define SI_EXPECT(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			si_ktap_diag("%s:%d: expected %s", __FILE__,	\
-				     __LINE__, #cond);			\
-			return SI_FAIL;					\
-		}							\
-	} while (0)
+#define si_ktap_diag(fmt, ...) pr_info("# " fmt "\n", ##__VA_ARGS__)
+#define si_ktap_expect_warn(substr) pr_info("# SI_EXPECT_WARN %s\n", substr)
 
 static inline int si_ktap_run(const struct si_test *tests, unsigned int n)
 {
 	unsigned int i;
 
-	printk(KERN_INFO "KTAP version 1\n");
-	printk(KERN_INFO "# Subtest: %s\n", KBUILD_MODNAME);
-	printk(KERN_INFO "1..%u\n", n);
+	pr_info("KTAP version 1\n");
+	pr_info("# Subtest: %s\n", KBUILD_MODNAME);
+	pr_info("1..%u\n", n);
 	for (i = 0; i < n; i++) {
 		int r;
 
 		si_ktap_why = NULL;
 		r = tests[i].fn();
 		if (r == SI_SKIP) {
-			printk(KERN_INFO "ok %u %s # SKIP %s\n", i + 1,
-			       tests[i].name, si_ktap_why ?: "");
+			pr_info("ok %u %s # SKIP %s\n", i + 1, tests[i].name,
+				si_ktap_why ?: "");
 			continue;
 		}
 		if (r != SI_PASS && si_ktap_why)
 			si_ktap_diag("%s", si_ktap_why);
-		printk(KERN_INFO "%sok %u %s\n", r == SI_PASS ? "" : "not ",
-		       i + 1, tests[i].name);
+		pr_info("%sok %u %s\n", r == SI_PASS ? "" : "not ", i + 1,
+			tests[i].name);
 	}
 	return 0;
 }

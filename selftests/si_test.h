@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Non-returning assertions on top of si_ktap.h, for tests that arm timers:
- * such a test must always reach its clean-up (an early return would leave
- * a timer armed in freed memory), so a failed check records the failure
- * and carries on. Include from one source file per module.
+ * Non-returning assertions on top of si_ktap.h, for every test module: a
+ * test that arms timers must always reach its clean-up (an early return
+ * would leave a timer armed in freed memory), so a failed check records
+ * the failure and carries on. Include from one source file per module.
  *
  *	SI_CHECKED(t_example)
  *	{
+ *		int ret = read_something();
+ *
+ *		if (!SI_CHECK(ret == 0, "read_something: %d", ret))
+ *			return;		// nothing armed yet: the rest is moot
  *		si_mod_timer(&t, jiffies + 1);
  *		SI_CHECK(wait(...), "did not fire after %d ms", ms);
  *		si_timer_delete_sync(&t);
@@ -14,14 +18,21 @@
  *	static const struct si_test tests[] = { SI_TEST(t_example), ... };
  *	... si_ktap_run(tests, ARRAY_SIZE(tests));
  *
+ * A failed SI_CHECK() prints the condition and the message, which should
+ * give the measured values; it evaluates to the condition, so that a test
+ * can stop where going on would be meaningless or unsafe (then returning
+ * only once nothing is left armed). To skip, call si_skip("reason") and
+ * return.
  * A test is reported "not ok" if any SI_CHECK() failed, else "ok # SKIP"
- * if it called si_skip(), else "ok".
+ * if it called si_skip(), else "ok". The module must not define pr_fmt
+ * (see si_ktap.h).
  */
 #ifndef _SI_TEST_H
 #define _SI_TEST_H
 
 #include <linux/stdarg.h>
 #include <linux/sched/task_stack.h>
+#include <si_timer.h>
 #include "si_ktap.h"
 
 /*
@@ -29,14 +40,29 @@
  * debugobjects (the debug kernel) wants the on-stack initialiser exactly
  * for the former. Stack frames here end with no timer active, so the
  * tracked objects go away with the stack (debug_check_no_obj_freed()).
+ * Like si_timer_setup(), each call site gets its own lockdep class.
  */
+static inline void si_test_timer_init(struct si_timer *timer, si_timer_func_t fn,
+				      unsigned int flags, const char *name,
+				      struct lock_class_key *key)
+{
+	if (object_is_on_stack(timer))
+		si_init_timer_on_stack_key(timer, fn, flags, name, key);
+	else
+		si_init_timer_key(timer, fn, flags, name, key);
+}
+
+#ifdef CONFIG_LOCKDEP
 #define si_test_timer_setup(timer, fn, flags)				\
 	do {								\
-		if (object_is_on_stack(timer))				\
-			si_timer_setup_on_stack((timer), (fn), (flags));	\
-		else							\
-			si_timer_setup((timer), (fn), (flags));		\
+		static struct lock_class_key __key;			\
+									\
+		si_test_timer_init((timer), (fn), (flags), #timer, &__key); \
 	} while (0)
+#else
+#define si_test_timer_setup(timer, fn, flags)				\
+	si_test_timer_init((timer), (fn), (flags), NULL, NULL)
+#endif
 
 static bool si_test_failed;
 static char si_test_skip_reason[128];

@@ -116,11 +116,14 @@ static void probe_fn(struct si_timer *t)
 	complete(&p->done);
 }
 
+/* A macro for si_test_timer_setup(): one lockdep class per call site. */
 #define probe_init(p, fn, flags)					\
 	do {								\
-		memset((p), 0, sizeof(*(p)));				\
-		init_completion(&(p)->done);				\
-		si_test_timer_setup(&(p)->timer, (fn), (flags));		\
+		struct probe *__p = (p);				\
+									\
+		memset(__p, 0, sizeof(*__p));				\
+		init_completion(&__p->done);				\
+		si_test_timer_setup(&__p->timer, (fn), (flags));	\
 	} while (0)
 
 static bool probe_wait(struct probe *p, unsigned long timeout)
@@ -653,13 +656,20 @@ struct rearmer {
 	atomic_t inside;
 };
 
+/*
+ * How long rearmer_fn() stays in the callback, so that the cancels land
+ * while it runs. A busy wait: these are compatible-mode callbacks, which
+ * run as in the TIMER softirq and must not sleep.
+ */
+#define REARMER_BUSY_US	500
+
 static void rearmer_fn(struct si_timer *t)
 {
 	struct rearmer *r = si_timer_container_of(r, t, timer);
 
 	atomic_inc(&r->inside);
 	atomic_inc(&r->runs);
-	udelay(500);
+	udelay(REARMER_BUSY_US);
 	si_mod_timer(t, jiffies);
 	smp_mb__before_atomic();	/* the re-arm before leaving */
 	atomic_dec(&r->inside);
@@ -800,7 +810,7 @@ SI_CHECKED(t_stress_10000)
 
 	for (i = 0; i < NSTRESS; i++)
 		si_test_timer_setup(&items[i].timer, stress_fn,
-			       i % 4 == 3 ? SI_TIMER_SOFTINTERRUPTIBLE : 0);
+				    i % 4 == 3 ? SI_TIMER_SOFTINTERRUPTIBLE : 0);
 	/*
 	 * Arming is slow under TCG (tens of jiffies for all), so cancel as we
 	 * go: after arming item i, half the time cancel a random one of the
@@ -855,10 +865,11 @@ SI_CHECKED(t_stress_10000)
 		expected += items[i].cancel_ret != 1;
 	wait_until(atomic_read(&stress_runs) >= expected, 5000);
 	msleep(SLACK_MS);
-	si_diag("armed %d in %lu jiffies; cancel attempts delete=%d try=%d sync=%d, cancelled %d/%d/%d, try busy %d",
+	si_diag("armed %d in %lu jiffies; cancel attempts delete=%d try=%d sync=%d",
 		NSTRESS, jiffies - t0, attempted[C_DELETE], attempted[C_TRY],
-		attempted[C_SYNC], cancelled[C_DELETE], cancelled[C_TRY],
-		cancelled[C_SYNC], try_busy);
+		attempted[C_SYNC]);
+	si_diag("  cancelled %d/%d/%d, try busy %d", cancelled[C_DELETE],
+		cancelled[C_TRY], cancelled[C_SYNC], try_busy);
 
 	for (i = 0; i < NSTRESS; i++) {
 		struct stress_item *it = &items[i];
@@ -875,9 +886,10 @@ SI_CHECKED(t_stress_10000)
 				ran_anyway[it->cancel_how]++;
 			}
 		} else if (!runs && not_run++ < 3) {
-			si_diag("not run: #%d flags %#x on CPU %d expires %lu (now %lu) cancel %d returned %d",
+			si_diag("not run: #%d flags %#x on CPU %d expires %lu (now %lu)",
 				i, it->timer.flags, it->armed_on, it->timer.wheel.expires,
-				jiffies, it->cancel_how, it->cancel_ret);
+				jiffies);
+			si_diag("  cancel %d returned %d", it->cancel_how, it->cancel_ret);
 		}
 		/*
 		 * Returning 0 from the sync calls means: neither pending nor
@@ -888,10 +900,12 @@ SI_CHECKED(t_stress_10000)
 		    (!it->started_at_return || !it->finished_at_return))
 			bad_sync++;
 	}
-	si_diag("expected runs %d, counted %d; not run %d, ran twice %d, cancelled but ran %d (delete %d try %d sync %d), sync/try returned 0 while not completed %d, pending after 5 s %d",
-		expected, atomic_read(&stress_runs), not_run, twice, cancelled_ran,
-		ran_anyway[C_DELETE], ran_anyway[C_TRY], ran_anyway[C_SYNC], bad_sync,
-		still_pending);
+	si_diag("expected runs %d, counted %d; not run %d, ran twice %d",
+		expected, atomic_read(&stress_runs), not_run, twice);
+	si_diag("  cancelled but ran %d (delete %d try %d sync %d)", cancelled_ran,
+		ran_anyway[C_DELETE], ran_anyway[C_TRY], ran_anyway[C_SYNC]);
+	si_diag("  sync/try returned 0 while not completed %d, pending after 5 s %d",
+		bad_sync, still_pending);
 	SI_CHECK(!not_run, "%d non-cancelled timers never ran", not_run);
 	SI_CHECK(!twice, "%d timers ran twice", twice);
 	SI_CHECK(!cancelled_ran, "%d cancelled timers ran", cancelled_ran);
@@ -924,9 +938,9 @@ SI_CHECKED(t_context_compatible)
 			si_timer_delete_sync(&p.timer);
 			continue;
 		}
-		si_diag("CPU %d: kthread=%d irqs_off=%d hardirq=%d in_serving_softirq=%d softirq_count=%#lx preempt_count=%#x",
-			cpu, p.kthread, p.irqs_off, p.hardirq, p.serving_softirq,
-			p.softirq_cnt, p.preempt);
+		si_diag("CPU %d: kthread=%d irqs_off=%d hardirq=%d in_serving_softirq=%d",
+			cpu, p.kthread, p.irqs_off, p.hardirq, p.serving_softirq);
+		si_diag("  softirq_count=%#lx preempt_count=%#x", p.softirq_cnt, p.preempt);
 		SI_CHECK(p.kthread && expected_comm(&p), "CPU %d: ran in '%s'", cpu, p.comm);
 		SI_CHECK(!p.irqs_off, "CPU %d", cpu);
 		SI_CHECK(!p.hardirq, "CPU %d", cpu);
@@ -944,9 +958,10 @@ SI_CHECKED(t_context_compatible)
  */
 static int vecmask_available(void)
 {
-	bool (*fn)(void) = __symbol_get("si_vecmask_available");
+	bool (*fn)(void);
 	int ret;
 
+	fn = __symbol_get("si_vecmask_available");
 	if (!fn)
 		return -1;
 	ret = fn();
@@ -958,6 +973,8 @@ SI_CHECKED(t_context_softinterruptible)
 {
 	struct probe p;
 	int avail = vecmask_available();
+	const char *vecmask = avail < 0 ? "availability unknown" :
+			      avail ? "available" : "unavailable";
 	bool si_ctx, compat_ctx;
 	int cpu;
 
@@ -968,9 +985,9 @@ SI_CHECKED(t_context_softinterruptible)
 			si_timer_delete_sync(&p.timer);
 			continue;
 		}
-		si_diag("CPU %d: vecmask %s: kthread=%d irqs_off=%d in_serving_softirq=%d softirq_count=%#lx preempt_count=%#x",
-			cpu, avail < 0 ? "unknown" : avail ? "available" : "unavailable",
-			p.kthread, p.irqs_off, p.serving_softirq, p.softirq_cnt, p.preempt);
+		si_diag("CPU %d: vecmask %s: kthread=%d irqs_off=%d in_serving_softirq=%d",
+			cpu, vecmask, p.kthread, p.irqs_off, p.serving_softirq);
+		si_diag("  softirq_count=%#lx preempt_count=%#x", p.softirq_cnt, p.preempt);
 		SI_CHECK(p.kthread && expected_comm(&p), "CPU %d: ran in '%s'", cpu, p.comm);
 		SI_CHECK(!p.irqs_off && !p.hardirq, "CPU %d", cpu);
 		si_ctx = !p.serving_softirq && !p.softirq_cnt;
@@ -983,9 +1000,8 @@ SI_CHECKED(t_context_softinterruptible)
 		else
 			SI_CHECK(si_ctx || compat_ctx, "CPU %d: neither mode", cpu);
 		if (!si_ctx && !si_test_failed)
-			si_skip("vecmask %s: SOFTINTERRUPTIBLE callbacks ran in compatible mode",
-				avail ? "availability unknown (si_vecmask_available() not exported)" :
-					"unavailable");
+			si_skip("vecmask %s%s: SOFTINTERRUPTIBLE callbacks ran in compatible mode",
+				vecmask, avail < 0 ? " (si_vecmask_available() not exported)" : "");
 		si_timer_delete_sync(&p.timer);
 	}
 }
@@ -1249,8 +1265,9 @@ static void leak_check(si_timer_func_t leak_fn, const char *warn)
 	probe_init(&p, probe_fn, 0);
 	probe_arm_on(&p, cpu, 1);
 	if (SI_CHECK(probe_wait(&p, HZ), "next callback on CPU %d did not run", cpu)) {
-		si_diag("CPU %d after the leak: softirq_count=%#lx (before %#lx) preempt_count=%#x (before %#x)",
-			cpu, p.softirq_cnt, per_cpu(baseline_softirq, cpu), p.preempt,
+		si_diag("CPU %d after the leak: softirq_count=%#lx (before %#lx)",
+			cpu, p.softirq_cnt, per_cpu(baseline_softirq, cpu));
+		si_diag("  preempt_count=%#x (before %#x)", p.preempt,
 			per_cpu(baseline_preempt, cpu));
 		SI_CHECK(p.softirq_cnt == per_cpu(baseline_softirq, cpu), "");
 		SI_CHECK(p.preempt == per_cpu(baseline_preempt, cpu), "");
@@ -1405,10 +1422,10 @@ SI_CHECKED(t_try_to_del_vs_start_race)
 				ncancelled++;
 			}
 			/* >= 0 promises the callback is not running. */
-			if ((ret == 1 && s) || (ret == 0 && (!s || !f))) {
-				if (bad++ < 5)
-					si_diag("chain %d link %d: si_try_to_del_timer_sync returned %d with the callback started=%d finished=%d",
-						n, v->idx, ret, s, f);
+			if (((ret == 1 && s) || (ret == 0 && (!s || !f))) && bad++ < 5) {
+				si_diag("chain %d link %d: si_try_to_del_timer_sync returned %d",
+					n, v->idx, ret);
+				si_diag("  with the callback started=%d finished=%d", s, f);
 			}
 			/* Wait for the next callback to start (if any is left). */
 			if (!spin_until(atomic_read(&c->order) > lead_rank ||
@@ -1432,8 +1449,10 @@ next:
 				lost++;
 		}
 	}
-	si_diag("%d chains of %d (first run was the last armed: %d); si_try_to_del_timer_sync: -1 x%d, 0 x%d, 1 x%d; timeouts %d; cancel cost %u ns",
-		chains, CHAIN_LEN, lifo, hist[0], hist[1], hist[2], timeouts, cost_ns);
+	si_diag("%d chains of %d (first run was the last armed: %d); timeouts %d",
+		chains, CHAIN_LEN, lifo, timeouts);
+	si_diag("  si_try_to_del_timer_sync: -1 x%d, 0 x%d, 1 x%d; cancel cost %u ns",
+		hist[0], hist[1], hist[2], cost_ns);
 	SI_CHECK(!bad, "%d cancels returned >= 0 while the callback was running", bad);
 	SI_CHECK(!lost, "%d callbacks ran after a cancel returned 1, or not at all", lost);
 	SI_CHECK(timeouts < chains / 10, "%d chains timed out", timeouts);
@@ -1472,7 +1491,10 @@ SI_CHECKED(t_unload_in_flight)
 	if (!SI_CHECK(flights, "out of memory"))
 		return;
 	for_each_online_cpu(cpu) {
-		static const struct { unsigned int flags, busy_us; unsigned long period; } kind[] = {
+		static const struct {
+			unsigned int flags, busy_us;
+			unsigned long period;
+		} kind[] = {
 			{ SI_TIMER_PINNED, 0, 1 },
 			{ SI_TIMER_PINNED, 1000, 3 },
 			{ SI_TIMER_PINNED | SI_TIMER_SOFTINTERRUPTIBLE, 200, 1 },

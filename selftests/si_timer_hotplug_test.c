@@ -190,6 +190,13 @@ static int set_policy(struct task_struct *p, int policy, int prio)
 }
 
 #define NQUEUED	300
+/*
+ * How long each slow_fn() keeps its executor busy, so that some of the
+ * NQUEUED are still queued when the CPU goes down. A busy wait: they are
+ * compatible-mode callbacks, which run as in the TIMER softirq and must
+ * not sleep.
+ */
+#define SLOW_FN_US	1000
 
 static void slow_fn(struct si_timer *t)
 {
@@ -198,7 +205,7 @@ static void slow_fn(struct si_timer *t)
 	p->cpu = raw_smp_processor_id();
 	strscpy(p->comm, current->comm, sizeof(p->comm));
 	atomic_inc(&p->runs);
-	udelay(1000);
+	udelay(SLOW_FN_US);
 }
 
 /*
@@ -278,7 +285,7 @@ SI_CHECKED(t_queued_callbacks_move_on_offline)
 		if (preempt_model_preemptible())
 			si_fail("nothing was left to move at the offline");
 		else
-			si_skip("preemption model not full: the executor ran its whole queue before parking, nothing to move");
+			si_skip("preemption not full: the executor ran its queue before parking");
 	}
 	target_up();
 out_free:

@@ -12,7 +12,7 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <si_timer.h>
-#include "si_ktap.h"
+#include "si_test.h"
 
 static struct si_timer timer;
 static DECLARE_COMPLETION(fired);
@@ -26,41 +26,55 @@ static void smoke_fn(struct si_timer *t)
 	complete(&fired);
 }
 
-static int t_fires_on_executor(void)
+SI_CHECKED(t_fires_on_executor)
 {
 	char want[TASK_COMM_LEN];
+	int ret;
 
 	reinit_completion(&fired);
 	si_timer_setup(&timer, smoke_fn, 0);
-	SI_EXPECT(si_mod_timer(&timer, jiffies + 1) == 0);
-	SI_EXPECT(wait_for_completion_timeout(&fired, 10 * HZ));
+	ret = si_mod_timer(&timer, jiffies + 1);
+	SI_CHECK(ret == 0, "si_mod_timer of an idle timer returned %d", ret);
+	if (!SI_CHECK(wait_for_completion_timeout(&fired, 10 * HZ),
+		      "callback did not run within 10 s")) {
+		si_timer_delete_sync(&timer);
+		return;
+	}
 	snprintf(want, sizeof(want), "si_timer/%d", fired_cpu);
-	si_ktap_diag("callback ran in %s on CPU %d", fired_comm, fired_cpu);
-	SI_EXPECT(strcmp(fired_comm, want) == 0);
-	SI_EXPECT(!si_timer_pending(&timer));
-	SI_EXPECT(si_timer_delete_sync(&timer) == 0);
-	return SI_PASS;
+	si_diag("callback ran in %s on CPU %d", fired_comm, fired_cpu);
+	SI_CHECK(strcmp(fired_comm, want) == 0, "ran in '%s', want '%s'", fired_comm, want);
+	SI_CHECK(!si_timer_pending(&timer), "pending after its callback ran");
+	ret = si_timer_delete_sync(&timer);
+	SI_CHECK(ret == 0, "si_timer_delete_sync after the run returned %d", ret);
 }
 
-static int t_delete_pending(void)
+SI_CHECKED(t_delete_pending)
 {
+	int ret;
+
 	si_timer_setup(&timer, smoke_fn, 0);
-	SI_EXPECT(si_mod_timer(&timer, jiffies + 60 * HZ) == 0);
-	SI_EXPECT(si_timer_pending(&timer));
-	SI_EXPECT(si_mod_timer(&timer, jiffies + 60 * HZ) == 1);
-	SI_EXPECT(si_timer_delete_sync(&timer) == 1);
-	SI_EXPECT(!si_timer_pending(&timer));
-	SI_EXPECT(si_timer_delete(&timer) == 0);
-	return SI_PASS;
+	ret = si_mod_timer(&timer, jiffies + 60 * HZ);
+	SI_CHECK(ret == 0, "si_mod_timer of an idle timer returned %d", ret);
+	SI_CHECK(si_timer_pending(&timer), "not pending after si_mod_timer");
+	ret = si_mod_timer(&timer, jiffies + 60 * HZ);
+	SI_CHECK(ret == 1, "si_mod_timer of a pending timer returned %d", ret);
+	ret = si_timer_delete_sync(&timer);
+	SI_CHECK(ret == 1, "si_timer_delete_sync of a pending timer returned %d", ret);
+	SI_CHECK(!si_timer_pending(&timer), "pending after si_timer_delete_sync");
+	ret = si_timer_delete(&timer);
+	SI_CHECK(ret == 0, "si_timer_delete of an idle timer returned %d", ret);
 }
 
-static int t_invalid_flags_warn(void)
+SI_CHECKED(t_invalid_flags_warn)
 {
-	si_ktap_expect_warn("si_timer: invalid flags");
+	int ret;
+
+	si_expect_warn("si_timer: invalid flags");
 	si_timer_setup(&timer, smoke_fn, 0x2);
-	SI_EXPECT(timer.flags == 0);
-	SI_EXPECT(si_timer_delete_sync(&timer) == 0);
-	return SI_PASS;
+	SI_CHECK(timer.flags == 0, "flags %#x after set-up with invalid flags 0x2",
+		 timer.flags);
+	ret = si_timer_delete_sync(&timer);
+	SI_CHECK(ret == 0, "si_timer_delete_sync of a never armed timer returned %d", ret);
 }
 
 static const struct si_test tests[] = {

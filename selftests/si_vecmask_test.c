@@ -20,7 +20,7 @@
 #include <linux/timer.h>
 #include "compat.h"
 #include "vecmask.h"
-#include "si_ktap.h"
+#include "si_test.h"
 
 static int cpu = -1;
 module_param(cpu, int, 0444);
@@ -141,38 +141,52 @@ static s64 vt_ms_since(ktime_t t0)
 }
 
 /* (d) the state is readable in sysfs and agrees with the API */
-static int t_sysfs_state(void)
+SI_CHECKED(t_sysfs_state)
 {
 	char mode[16], active[8];
+	int ret;
 
-	SI_EXPECT(vt_read_param("vecmask", mode, sizeof(mode)) == 0);
-	SI_EXPECT(vt_read_param("vecmask_active", active, sizeof(active)) == 0);
-	si_ktap_diag("vecmask=%s vecmask_active=%s", mode, active);
-	SI_EXPECT(!strcmp(mode, "auto") || !strcmp(mode, "on") ||
-		  !strcmp(mode, "off"));
-	SI_EXPECT(!strcmp(active, "Y") || !strcmp(active, "N"));
-	SI_EXPECT((active[0] == 'Y') == vt_active);
-	return SI_PASS;
+	ret = vt_read_param("vecmask", mode, sizeof(mode));
+	if (!SI_CHECK(ret == 0, "reading vecmask: %d", ret))
+		return;
+	ret = vt_read_param("vecmask_active", active, sizeof(active));
+	if (!SI_CHECK(ret == 0, "reading vecmask_active: %d", ret))
+		return;
+	si_diag("vecmask=%s vecmask_active=%s", mode, active);
+	SI_CHECK(!strcmp(mode, "auto") || !strcmp(mode, "on") ||
+		 !strcmp(mode, "off"), "vecmask=%s", mode);
+	SI_CHECK(!strcmp(active, "Y") || !strcmp(active, "N"),
+		 "vecmask_active=%s", active);
+	SI_CHECK((active[0] == 'Y') == vt_active,
+		 "vecmask_active=%s, si_vecmask_available() at load %d", active,
+		 vt_active);
 }
 
 /* (c) si_vecmask_available() is what the vecmask= parameter asks for */
-static int t_available_matches_mode(void)
+SI_CHECKED(t_available_matches_mode)
 {
 	bool can = IS_ENABLED(CONFIG_X86_64) && IS_ENABLED(CONFIG_KPROBES);
 	char mode[16], fail_hook[64];
+	bool avail;
+	int ret;
 
-	SI_EXPECT(vt_read_param("vecmask", mode, sizeof(mode)) == 0);
-	SI_EXPECT(vt_read_param("vecmask_test_fail_hook", fail_hook,
-				sizeof(fail_hook)) == 0);
-	si_ktap_diag("vecmask=%s vecmask_test_fail_hook='%s' available=%d",
-		     mode, fail_hook, si_vecmask_available());
+	ret = vt_read_param("vecmask", mode, sizeof(mode));
+	if (!SI_CHECK(ret == 0, "reading vecmask: %d", ret))
+		return;
+	ret = vt_read_param("vecmask_test_fail_hook", fail_hook, sizeof(fail_hook));
+	if (!SI_CHECK(ret == 0, "reading vecmask_test_fail_hook: %d", ret))
+		return;
+	avail = si_vecmask_available();
+	si_diag("vecmask=%s vecmask_test_fail_hook='%s' available=%d",
+		mode, fail_hook, avail);
 	if (!strcmp(mode, "off"))
-		SI_EXPECT(!si_vecmask_available());
+		SI_CHECK(!avail, "available with vecmask=off");
 	else if (!strcmp(mode, "on"))
-		SI_EXPECT(si_vecmask_available());
+		SI_CHECK(avail, "unavailable with vecmask=on");
 	else
-		SI_EXPECT(si_vecmask_available() == (can && !fail_hook[0]));
-	return SI_PASS;
+		SI_CHECK(avail == (can && !fail_hook[0]),
+			 "vecmask=%s: available=%d, x86_64 with kprobes %d, fail_hook '%s'",
+			 mode, avail, can, fail_hook);
 }
 
 /*
@@ -221,34 +235,46 @@ static void vt_masked_period(struct vt_thread *t)
 	t->r[2] = si_vecmask_skips(cpu, HRTIMER_SOFTIRQ) - skips_h;
 }
 
-static int t_masked_vectors_wait(void)
+SI_CHECKED(t_masked_vectors_wait)
 {
 	struct vt_thread t = { .fn = vt_masked_period };
+	int ret;
 
 	vt_reset();
-	SI_EXPECT(vt_run_on_cpu(&t) == 0);
+	ret = vt_run_on_cpu(&t);
 	vt_quiesce();
-	si_ktap_diag("CPU %d, active=%d: ran (masked) on CPU: timer %u (%u) %d",
-		     cpu, vt_active, vt.timer_runs, vt.timer_masked_runs,
-		     vt.timer_cpu);
-	si_ktap_diag("  hrtimer %u (%u) %d, tasklet %u (%u) %d",
-		     vt.hrtimer_runs, vt.hrtimer_masked_runs, vt.hrtimer_cpu,
-		     vt.tasklet_runs, vt.tasklet_masked_runs, vt.tasklet_cpu);
-	si_ktap_diag("  skips TIMER %llu HRTIMER %llu; waited %llu ms after unmask",
-		     t.r[1], t.r[2], t.r[0]);
-	SI_EXPECT(vt.timer_runs == 1 && vt.hrtimer_runs == 1);
-	SI_EXPECT(vt.timer_cpu == cpu && vt.hrtimer_cpu == cpu);
-	SI_EXPECT(vt.tasklet_masked_runs == 1 && vt.tasklet_cpu == cpu);
+	if (!SI_CHECK(ret == 0, "cannot run on CPU %d: %d", cpu, ret))
+		return;
+	si_diag("CPU %d, active=%d: ran (masked) on CPU: timer %u (%u) %d",
+		cpu, vt_active, vt.timer_runs, vt.timer_masked_runs, vt.timer_cpu);
+	si_diag("  hrtimer %u (%u) %d, tasklet %u (%u) %d",
+		vt.hrtimer_runs, vt.hrtimer_masked_runs, vt.hrtimer_cpu,
+		vt.tasklet_runs, vt.tasklet_masked_runs, vt.tasklet_cpu);
+	si_diag("  skips TIMER %llu HRTIMER %llu; waited %llu ms after unmask",
+		t.r[1], t.r[2], t.r[0]);
+	SI_CHECK(vt.timer_runs == 1 && vt.hrtimer_runs == 1,
+		 "runs: timer %u, hrtimer %u", vt.timer_runs, vt.hrtimer_runs);
+	SI_CHECK(vt.timer_cpu == cpu && vt.hrtimer_cpu == cpu,
+		 "ran on CPU: timer %d, hrtimer %d, not %d", vt.timer_cpu,
+		 vt.hrtimer_cpu, cpu);
+	SI_CHECK(vt.tasklet_masked_runs == 1 && vt.tasklet_cpu == cpu,
+		 "tasklet: %u masked runs, on CPU %d, not %d",
+		 vt.tasklet_masked_runs, vt.tasklet_cpu, cpu);
 	if (!vt_active) {
 		/* no emulation: the "masked" vectors ran on time */
-		SI_EXPECT(vt.timer_masked_runs == 1 && vt.hrtimer_masked_runs == 1);
-		SI_EXPECT(t.r[1] == 0 && t.r[2] == 0);
-		return SI_PASS;
+		SI_CHECK(vt.timer_masked_runs == 1 && vt.hrtimer_masked_runs == 1,
+			 "masked runs: timer %u, hrtimer %u", vt.timer_masked_runs,
+			 vt.hrtimer_masked_runs);
+		SI_CHECK(t.r[1] == 0 && t.r[2] == 0,
+			 "skips without emulation: TIMER %llu, HRTIMER %llu", t.r[1], t.r[2]);
+		return;
 	}
-	SI_EXPECT(vt.timer_masked_runs == 0 && vt.hrtimer_masked_runs == 0);
-	SI_EXPECT(t.r[1] > 0 && t.r[2] > 0);
-	SI_EXPECT(t.r[0] < 1000);
-	return SI_PASS;
+	SI_CHECK(vt.timer_masked_runs == 0 && vt.hrtimer_masked_runs == 0,
+		 "masked runs: timer %u, hrtimer %u", vt.timer_masked_runs,
+		 vt.hrtimer_masked_runs);
+	SI_CHECK(t.r[1] > 0 && t.r[2] > 0, "skips: TIMER %llu, HRTIMER %llu",
+		 t.r[1], t.r[2]);
+	SI_CHECK(t.r[0] < 1000, "ran %llu ms after the unmask", t.r[0]);
 }
 
 /*
@@ -322,36 +348,50 @@ static void vt_many_periods(struct vt_thread *t)
 	t->r[4] = armed;
 }
 
-static int t_nothing_lost(void)
+SI_CHECKED(t_nothing_lost)
 {
 	struct vt_thread t = { .fn = vt_many_periods };
 	unsigned long skips_t = si_vecmask_skips(cpu, TIMER_SOFTIRQ);
 	unsigned long skips_h = si_vecmask_skips(cpu, HRTIMER_SOFTIRQ);
+	int ret;
 
 	vt_reset();
-	SI_EXPECT(vt_run_on_cpu(&t) == 0);
+	ret = vt_run_on_cpu(&t);
 	vt_quiesce();
+	if (!SI_CHECK(ret == 0, "cannot run on CPU %d: %d", cpu, ret))
+		return;
 	skips_t = si_vecmask_skips(cpu, TIMER_SOFTIRQ) - skips_t;
 	skips_h = si_vecmask_skips(cpu, HRTIMER_SOFTIRQ) - skips_h;
-	si_ktap_diag("%llu periods; ran (masked): hrtimer %u (%u), timer %u of %llu (%u)",
-		     t.r[0], vt.hrtimer_runs, vt.hrtimer_masked_runs,
-		     vt.timer_runs, t.r[4], vt.timer_masked_runs);
-	si_ktap_diag("  tasklet %u (%u); skips TIMER %lu HRTIMER %lu",
-		     vt.tasklet_runs, vt.tasklet_masked_runs, skips_t, skips_h);
-	si_ktap_diag("  hrtimer: %llu not deferred in time, %llu late, %llu lost",
-		     t.r[3], t.r[1], t.r[2]);
-	SI_EXPECT(t.r[0] == periods && t.r[2] == 0 && t.r[3] == 0);
-	SI_EXPECT(vt.hrtimer_runs == periods);
-	SI_EXPECT(vt.timer_runs == t.r[4]);
-	SI_EXPECT(vt.tasklet_runs == periods && vt.tasklet_masked_runs == periods);
+	si_diag("%llu periods; ran (masked): hrtimer %u (%u), timer %u of %llu (%u)",
+		t.r[0], vt.hrtimer_runs, vt.hrtimer_masked_runs,
+		vt.timer_runs, t.r[4], vt.timer_masked_runs);
+	si_diag("  tasklet %u (%u); skips TIMER %lu HRTIMER %lu",
+		vt.tasklet_runs, vt.tasklet_masked_runs, skips_t, skips_h);
+	si_diag("  hrtimer: %llu not deferred in time, %llu late, %llu lost",
+		t.r[3], t.r[1], t.r[2]);
+	SI_CHECK(t.r[0] == periods && t.r[2] == 0 && t.r[3] == 0,
+		 "%llu of %u periods, hrtimer %llu lost, %llu not deferred in time",
+		 t.r[0], periods, t.r[2], t.r[3]);
+	SI_CHECK(vt.hrtimer_runs == periods, "hrtimer ran %u times in %u periods",
+		 vt.hrtimer_runs, periods);
+	SI_CHECK(vt.timer_runs == t.r[4], "timer ran %u times, armed %llu",
+		 vt.timer_runs, t.r[4]);
+	SI_CHECK(vt.tasklet_runs == periods && vt.tasklet_masked_runs == periods,
+		 "tasklet ran %u times (%u masked) in %u periods", vt.tasklet_runs,
+		 vt.tasklet_masked_runs, periods);
 	if (!vt_active) {
-		SI_EXPECT(vt.hrtimer_masked_runs == periods);
-		SI_EXPECT(skips_t == 0 && skips_h == 0);
-		return SI_PASS;
+		SI_CHECK(vt.hrtimer_masked_runs == periods,
+			 "without emulation hrtimer ran masked %u times in %u periods",
+			 vt.hrtimer_masked_runs, periods);
+		SI_CHECK(skips_t == 0 && skips_h == 0,
+			 "skips without emulation: TIMER %lu, HRTIMER %lu", skips_t, skips_h);
+		return;
 	}
-	SI_EXPECT(vt.hrtimer_masked_runs == 0 && vt.timer_masked_runs == 0);
-	SI_EXPECT(skips_h >= periods && skips_t > 0);
-	return SI_PASS;
+	SI_CHECK(vt.hrtimer_masked_runs == 0 && vt.timer_masked_runs == 0,
+		 "masked runs: hrtimer %u, timer %u", vt.hrtimer_masked_runs,
+		 vt.timer_masked_runs);
+	SI_CHECK(skips_h >= periods && skips_t > 0,
+		 "skips: HRTIMER %lu in %u periods, TIMER %lu", skips_h, periods, skips_t);
 }
 
 /*
@@ -392,25 +432,27 @@ static void vt_bench(struct vt_thread *t)
 	si_vecmask_enable(BIT(TIMER_SOFTIRQ));
 }
 
-static int t_dispatch_cost(void)
+SI_CHECKED(t_dispatch_cost)
 {
 	struct vt_thread t = { .fn = vt_bench };
 	unsigned int n;
+	int ret;
 
 	if (!bench_iters) {
-		si_ktap_why = "bench_iters=0";
-		return SI_SKIP;
+		si_skip("bench_iters=0");
+		return;
 	}
 	bench_iters = roundup(bench_iters, 1000);
 	n = bench_iters;
-	SI_EXPECT(vt_run_on_cpu(&t) == 0);
-	si_ktap_diag("dispatch cost, hooks %s, ns per iteration of %u:",
-		     vt_active ? "armed" : "absent", n);
-	si_ktap_diag("  bh pair %llu, raise+run TIMER %llu, masked raise+skip %llu",
-		     div_u64(t.r[0], n), div_u64(t.r[1], n), div_u64(t.r[2], n));
-	si_ktap_diag("  TIMER left to ksoftirqd: %llu, masked %llu", t.r[3], t.r[4]);
-	SI_EXPECT(t.r[1] > 0);
-	return SI_PASS;
+	ret = vt_run_on_cpu(&t);
+	if (!SI_CHECK(ret == 0, "cannot run on CPU %d: %d", cpu, ret))
+		return;
+	si_diag("dispatch cost, hooks %s, ns per iteration of %u:",
+		vt_active ? "armed" : "absent", n);
+	si_diag("  bh pair %llu, raise+run TIMER %llu, masked raise+skip %llu",
+		div_u64(t.r[0], n), div_u64(t.r[1], n), div_u64(t.r[2], n));
+	si_diag("  TIMER left to ksoftirqd: %llu, masked %llu", t.r[3], t.r[4]);
+	SI_CHECK(t.r[1] > 0, "%u raise+run TIMER took %llu ns", n, t.r[1]);
 }
 
 static const struct si_test tests[] = {
