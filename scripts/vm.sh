@@ -105,7 +105,7 @@ boot() {
 	[ "$mode" = check ] || loglevel=5	# run/shell: only warnings and worse
 	exec qemu-system-x86_64 -accel tcg -smp "${SI_VM_CPUS:-4}" -m 1G \
 		-nographic -no-reboot -nic none -kernel "$BZIMAGE" -initrd "$INITRD" \
-		-append "console=ttyS0 tsc=reliable panic=-1 printk.devkmsg=on loglevel=$loglevel si_mode=$mode ${SI_APPEND:-}"
+		-append "console=ttyS0 tsc=reliable panic=-1 sysrq_always_enabled printk.devkmsg=on loglevel=$loglevel si_mode=$mode ${SI_APPEND:-}"
 }
 
 cmd=${1:-}

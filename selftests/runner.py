@@ -51,6 +51,21 @@ def prepare(kernel, tally):
     return False
 
 
+def sysrq(proc, keys):
+    """Magic SysRq over the serial console: QEMU's mux sends a break on
+    Ctrl-A b, and the key that follows is the command."""
+    try:
+        for k in keys:
+            proc.stdin.write(b"\x01b")
+            proc.stdin.flush()
+            time.sleep(0.5)
+            proc.stdin.write(k.encode())
+            proc.stdin.flush()
+            time.sleep(2)
+    except OSError:
+        pass
+
+
 def boot(kernel, timeout, tally, attempt=1):
     """Boot once; a kernel that dies before running /init (no si_timer code
     loaded yet: a QEMU TCG flake) is booted once more."""
@@ -68,19 +83,27 @@ def boot(kernel, timeout, tally, attempt=1):
             else:
                 early.append(r)
 
-    proc = subprocess.Popen(VM + ["qemu", kernel, "check"], stdin=subprocess.DEVNULL,
+    proc = subprocess.Popen(VM + ["qemu", kernel, "check"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True)
     start = time.monotonic()
     deadline, beat, how, buf = start + timeout, start + 60, None, b""
+    dumped = False
     fd = proc.stdout.fileno()
     logname = os.path.join(LOGS, kernel + ".log")
     with open(logname, "wb") as log:
         while True:
             now = time.monotonic()
             if now >= deadline:
-                how = None if con.done else "timeout after %d s" % timeout
-                break
+                if con.done or dumped:
+                    how = None if con.done else "timeout after %d s" % timeout
+                    break
+                # Hung: ask the kernel what it is doing before killing it.
+                print("  ...   %-8s timeout after %d s: sysrq w, l, t (see the console log)"
+                      % (kernel, timeout), flush=True)
+                sysrq(proc, "wlt")
+                dumped, deadline = True, time.monotonic() + 20
+                continue
             if not select.select([fd], [], [], min(deadline, beat) - now)[0]:
                 if time.monotonic() >= beat:
                     print("  ...   %-8s still running, %d s" % (kernel, beat - start), flush=True)
@@ -111,6 +134,8 @@ def boot(kernel, timeout, tally, attempt=1):
               % (kernel, kernel), flush=True)
         return boot(kernel, timeout, tally, attempt=2)
     report(con.finish(how))
+    if dumped and con.done:
+        report([Result("fail", "boot", "finished only after the %d s timeout" % timeout, [])])
     for r in early:
         tally.report(kernel, r)
     return time.monotonic() - start
