@@ -145,6 +145,18 @@ static inline void si_softint_exit(struct si_softint *s)
 	tasklet_kill(&s->tasklet);
 }
 
+/* The cpu= module parameter: -1 picks the last online CPU. */
+static inline int si_softint_cpu(int cpu)
+{
+	if (cpu < 0)
+		return cpumask_last(cpu_online_mask);
+	if (cpu >= nr_cpu_ids || !cpu_online(cpu)) {
+		pr_err("%s: cpu=%d is not online\n", KBUILD_MODNAME, cpu);
+		return -EINVAL;
+	}
+	return cpu;
+}
+
 static inline int si_softint_init(struct si_softint *s, int cpu)
 {
 	memset(s, 0, sizeof(*s));

@@ -120,6 +120,18 @@ struct st_holder {
 	struct si_ktap_cpu_work hog;
 };
 
+static void st_holder_init(struct st_holder *h, void (*arm)(void),
+			   const bool *started, const ktime_t *t0,
+			   unsigned int preempt_ms, unsigned int release_ms)
+{
+	spin_lock_init(&h->lock);
+	h->arm = arm;
+	h->started = started;
+	h->t0 = t0;
+	h->preempt_ms = preempt_ms;
+	h->release_ms = release_ms;
+}
+
 static bool st_holder_until(struct st_holder *h, unsigned int ms,
 			    unsigned long deadline)
 {
@@ -264,12 +276,7 @@ SI_CHECKED(t_timer_vectors_wait_for_si_callback)
 	int i;
 
 	memset(&vt, 0, sizeof(vt));
-	spin_lock_init(&vt.holder.lock);
-	vt.holder.arm = vt_arm;
-	vt.holder.started = &vt.busy;
-	vt.holder.t0 = &vt.start;
-	vt.holder.preempt_ms = 25;
-	vt.holder.release_ms = 60;
+	st_holder_init(&vt.holder, vt_arm, &vt.busy, &vt.start, 25, 60);
 	timer_setup(&vt.list, vt_list_fn, TIMER_PINNED);
 	hrtimer_setup(&vt.hrtimer, vt_hrtimer_fn, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL_PINNED_SOFT);
@@ -369,12 +376,7 @@ static void bt_run(unsigned int flags)
 	unsigned long deadline;
 
 	memset(&bt, 0, sizeof(bt));
-	spin_lock_init(&bt.holder.lock);
-	bt.holder.arm = bt_arm;
-	bt.holder.started = &bt.list_busy;
-	bt.holder.t0 = &bt.list_start;
-	bt.holder.preempt_ms = 0;
-	bt.holder.release_ms = 50;
+	st_holder_init(&bt.holder, bt_arm, &bt.list_busy, &bt.list_start, 0, 50);
 	timer_setup(&bt.list, bt_list_fn, TIMER_PINNED);
 	si_timer_setup(&bt.si, bt_si_fn, flags | SI_TIMER_PINNED);
 	SI_CHECK(st_hold_lock(&bt.holder) == 0, "lock holder did not run");
@@ -418,12 +420,9 @@ static int __init st_init(void)
 {
 	int ret;
 
+	cpu = si_softint_cpu(cpu);
 	if (cpu < 0)
-		cpu = cpumask_last(cpu_online_mask);
-	if (cpu >= nr_cpu_ids || !cpu_online(cpu)) {
-		pr_err("cpu=%d is not online\n", cpu);
-		return -EINVAL;
-	}
+		return cpu;
 	other_cpu = cpumask_any_but(cpu_online_mask, cpu);
 	if (other_cpu >= nr_cpu_ids) {
 		pr_err("needs two online CPUs\n");

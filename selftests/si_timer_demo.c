@@ -45,12 +45,9 @@ static int __init demo_init(void)
 {
 	int ret;
 
+	cpu = si_softint_cpu(cpu);
 	if (cpu < 0)
-		cpu = cpumask_last(cpu_online_mask);
-	if (cpu >= nr_cpu_ids || !cpu_online(cpu)) {
-		pr_err("cpu=%d is not online\n", cpu);
-		return -EINVAL;
-	}
+		return cpu;
 	ret = si_softint_init(&demo, cpu);
 	if (ret)
 		return ret;
