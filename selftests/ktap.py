@@ -15,6 +15,8 @@ Rules (README.md, "Tests"):
   allows exactly one splat, and one that never came is a failure. A report
   that is not a splat (lockdep's) is matched by its title line instead.
 - The boot must print END_MARKER.
+- A line the console replays after "** replaying previous printk message **"
+  counts once.
 Run as a script to re-parse saved console logs: ktap.py build/logs/*.log
 """
 import re
@@ -38,6 +40,8 @@ PROBLEMS = re.compile(
 BENIGN = re.compile(r"ODEBUG: selftest passed")
 CUT_HERE = "------------[ cut here ]------------"
 END_TRACE = "---[ end trace"
+# 6.12's console (nbcon) prints this, then the line it was printing again.
+REPLAY = "** replaying previous printk message **"
 
 
 class Doc:
@@ -59,10 +63,18 @@ class Console:
         self.done = False
         self.init_started = False   # the kernel ran /init
         self.last = ""
+        self.replay = None
 
     def feed(self, raw):
         line = ANSI.sub("", raw.replace("\r", "")).rstrip()
         line = TIMESTAMP.sub("", line)
+        if line == REPLAY:
+            self.replay = self.last     # the next line repeats it: drop that
+            return []
+        if self.replay is not None:
+            replayed, self.replay = self.replay, None
+            if line == replayed:
+                return []
         if line.strip():
             self.last = line
         if "Run /init as init process" in line:
