@@ -198,7 +198,8 @@ static struct {
 	int cpu[VT_NR];
 	bool busy;			/* the soft-interruptible callback runs */
 	ktime_t start;
-	s64 end_ms;
+	s64 end_ms, lock_ms;		/* lock_ms: waited for the lock */
+	bool slept;			/* ... sleeping (PREEMPT_RT) */
 	struct st_holder holder;
 	struct timer_list list;
 	struct hrtimer hrtimer;
@@ -237,6 +238,7 @@ static s64 vt_ms(void)
 static void vt_main_fn(struct si_timer *t)
 {
 	unsigned long due = jiffies + msecs_to_jiffies(20);
+	unsigned long switches;
 
 	vt.start = ktime_get();
 	smp_store_release(&vt.busy, true);	/* vt.start, for st_hold() */
@@ -249,7 +251,11 @@ static void vt_main_fn(struct si_timer *t)
 	si_add_timer_on(&vt.si[1], cpu);
 	while (vt_ms() < 30)
 		cpu_relax();
+	switches = current->nvcsw;
+	vt.lock_ms = vt_ms();
 	spin_lock(&vt.holder.lock);
+	vt.lock_ms = vt_ms() - vt.lock_ms;
+	vt.slept = current->nvcsw != switches;
 	spin_unlock(&vt.holder.lock);
 	while (vt_ms() < 80)
 		cpu_relax();
@@ -268,7 +274,8 @@ static bool vt_all_ran(void)
 	return bitmap_full(vt.ran, VT_NR);
 }
 
-SI_CHECKED(t_timer_vectors_wait_for_si_callback)
+/* One run; true if the hooks deferred both vectors meanwhile. */
+static bool vt_attempt(int attempt)
 {
 	unsigned long skips_t = si_vecmask_skips(cpu, TIMER_SOFTIRQ);
 	unsigned long skips_h = si_vecmask_skips(cpu, HRTIMER_SOFTIRQ);
@@ -298,9 +305,10 @@ SI_CHECKED(t_timer_vectors_wait_for_si_callback)
 	skips_t = si_vecmask_skips(cpu, TIMER_SOFTIRQ) - skips_t;
 	skips_h = si_vecmask_skips(cpu, HRTIMER_SOFTIRQ) - skips_h;
 
-	si_diag("soft-interruptible callback on CPU %d: %lld ms; mask %s",
-		cpu, vt.end_ms, soft_active ? "active" : "inactive");
-	si_diag("  skips TIMER %lu HRTIMER %lu", skips_t, skips_h);
+	si_diag("attempt %d: soft-interruptible callback on CPU %d: %lld ms; mask %s",
+		attempt, cpu, vt.end_ms, soft_active ? "active" : "inactive");
+	si_diag("  waited %lld ms for the lock%s; skips TIMER %lu HRTIMER %lu",
+		vt.lock_ms, vt.slept ? ", sleeping" : "", skips_t, skips_h);
 	for (i = 0; i < VT_NR; i++) {
 		si_diag("  %s: %s on CPU %d%s", vt_names[i],
 			test_bit(i, vt.ran) ? "ran" : "did not run", vt.cpu[i],
@@ -310,9 +318,26 @@ SI_CHECKED(t_timer_vectors_wait_for_si_callback)
 			 vt_names[i]);
 		SI_CHECK(vt.cpu[i] == cpu, "%s ran on CPU %d", vt_names[i], vt.cpu[i]);
 	}
-	if (soft_active)
-		SI_CHECK(skips_t > 0 && skips_h > 0,
-			 "the hooks never deferred a vector: did anything get masked?");
+	return skips_t > 0 && skips_h > 0;
+}
+
+/*
+ * What runs where while the callback waits is up to the scheduler (and,
+ * under QEMU, to the host's): if the hooks were not exercised (on RT the
+ * callback span instead of sleeping, as when the lock owner's vCPU
+ * stalled), try again, up to three times.
+ */
+SI_CHECKED(t_timer_vectors_wait_for_si_callback)
+{
+	bool exercised = false;
+	int attempt;
+
+	for (attempt = 1; attempt <= 3 && !exercised; attempt++) {
+		exercised = vt_attempt(attempt);
+		if (!soft_active)
+			return;
+	}
+	SI_CHECK(exercised, "in 3 attempts the hooks never deferred both timer vectors");
 }
 
 /*
