@@ -97,13 +97,20 @@ prepare() {
 }
 
 # Boot a prepared kernel; the serial console is stdio (-nographic: Ctrl-A x quits).
+# Single-threaded TCG: with one host thread per vCPU (MTTCG, QEMU 7.2) a vCPU
+# can run code another vCPU has just patched from a stale translation, and
+# kernel text patching then crashes or hangs the guest (a 10-line module
+# that only registers and unregisters an ftrace kprobe on run_timer_softirq
+# took 6.1-rt down at cycle 351, 6.1 at 208, 6.12-rt at 1048, under host
+# load; single-threaded: none in 2551). SI_VM_ACCEL overrides it.
+SI_VM_ACCEL=${SI_VM_ACCEL:-tcg,thread=single}
 boot() {
 	local name=$1 mode=$2 loglevel=7
 	[ -f "build/$name/boot.env" ] || die "build/$name not prepared"
 	# shellcheck source=/dev/null
 	. "build/$name/boot.env"
 	[ "$mode" = check ] || loglevel=5	# run/shell: only warnings and worse
-	exec qemu-system-x86_64 -accel tcg -smp "${SI_VM_CPUS:-4}" -m 1G \
+	exec qemu-system-x86_64 -accel "$SI_VM_ACCEL" -smp "${SI_VM_CPUS:-4}" -m 1G \
 		-nographic -no-reboot -nic none -kernel "$BZIMAGE" -initrd "$INITRD" \
 		-append "console=ttyS0 tsc=reliable panic=-1 sysrq_always_enabled printk.devkmsg=on loglevel=$loglevel si_mode=$mode ${SI_APPEND:-}"
 }
