@@ -102,7 +102,8 @@ prepare() {
 # kernel text patching then crashes or hangs the guest (a 10-line module
 # that only registers and unregisters an ftrace kprobe on run_timer_softirq
 # took 6.1-rt down at cycle 351, 6.1 at 208, 6.12-rt at 1048, under host
-# load; single-threaded: none in 2551). SI_VM_ACCEL overrides it.
+# load; single-threaded: none in 2551, 3000 and 1796 cycles). SI_VM_ACCEL
+# overrides it.
 SI_VM_ACCEL=${SI_VM_ACCEL:-tcg,thread=single}
 boot() {
 	local name=$1 mode=$2 loglevel=7
