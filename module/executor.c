@@ -301,11 +301,16 @@ static void si_executor_fn(unsigned int cpu)
 			break;
 	}
 	/*
-	 * smpboot's loop only yields where preemption is full: with a backlog,
-	 * let others (hotplug's park request, SCHED_OTHER tasks at prio=0) in,
-	 * as run_ksoftirqd() does.
+	 * A backlog: let others in (hotplug's park request, SCHED_OTHER tasks
+	 * at prio=0) and let RCU see a quiescent state, as ksoftirqd does
+	 * between rounds. On PREEMPT_RT every callback runs inside cb_lock,
+	 * an RCU read-side section there, so ticks rarely find one and a
+	 * backlog would hold up grace periods (and CPU hotplug, which waits
+	 * for them) until drained; cond_resched() reports nothing under full
+	 * preemption. schedule() does, even when it picks us again.
 	 */
-	cond_resched();
+	if (budget < 0)
+		schedule();
 }
 
 static void si_executor_unpark(unsigned int cpu)
