@@ -669,7 +669,7 @@ static void rearmer_fn(struct si_timer *t)
 
 	atomic_inc(&r->inside);
 	atomic_inc(&r->runs);
-	udelay(REARMER_BUSY_US);
+	si_test_busy_us(REARMER_BUSY_US);
 	si_mod_timer(t, jiffies);
 	smp_mb__before_atomic();	/* the re-arm before leaving */
 	atomic_dec(&r->inside);
@@ -1478,7 +1478,7 @@ static void flight_fn(struct si_timer *t)
 
 	atomic_inc(&f->runs);
 	if (f->busy_us)
-		udelay(f->busy_us);
+		si_test_busy_us(f->busy_us);
 	if (f->period)
 		si_mod_timer(t, jiffies + f->period);
 }
