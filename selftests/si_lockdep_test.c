@@ -33,12 +33,9 @@ static void lt_fn(struct si_timer *t)
 /* Let the callback run once, so that lockdep knows what it takes. */
 static bool lt_run_once(struct si_timer *t)
 {
-	unsigned long deadline = jiffies + 2 * HZ;
-
 	WRITE_ONCE(runs, 0);
 	si_mod_timer(t, jiffies + 1);
-	while (!READ_ONCE(runs) && time_before(jiffies, deadline))
-		usleep_range(2000, 5000);
+	si_wait_until(READ_ONCE(runs), 2000);
 	return READ_ONCE(runs) == 1;
 }
 

@@ -279,7 +279,6 @@ static bool vt_attempt(int attempt)
 {
 	unsigned long skips_t = si_vecmask_skips(cpu, TIMER_SOFTIRQ);
 	unsigned long skips_h = si_vecmask_skips(cpu, HRTIMER_SOFTIRQ);
-	unsigned long deadline;
 	int i;
 
 	memset(&vt, 0, sizeof(vt));
@@ -294,9 +293,7 @@ static bool vt_attempt(int attempt)
 		       SI_TIMER_SOFTINTERRUPTIBLE | SI_TIMER_PINNED);
 	SI_CHECK(st_hold_lock(&vt.holder) == 0, "lock holder did not run");
 
-	deadline = jiffies + 2 * HZ;
-	while (!vt_all_ran() && time_before(jiffies, deadline))
-		usleep_range(1000, 2000);
+	si_wait_until(vt_all_ran(), 2000);
 	timer_delete_sync(&vt.list);
 	hrtimer_cancel(&vt.hrtimer);
 	si_timer_delete_sync(&vt.main);
@@ -398,16 +395,12 @@ static void bt_arm(void)
 
 static void bt_run(unsigned int flags)
 {
-	unsigned long deadline;
-
 	memset(&bt, 0, sizeof(bt));
 	st_holder_init(&bt.holder, bt_arm, &bt.list_busy, &bt.list_start, 0, 50);
 	timer_setup(&bt.list, bt_list_fn, TIMER_PINNED);
 	si_timer_setup(&bt.si, bt_si_fn, flags | SI_TIMER_PINNED);
 	SI_CHECK(st_hold_lock(&bt.holder) == 0, "lock holder did not run");
-	deadline = jiffies + 2 * HZ;
-	while (!READ_ONCE(bt.si_runs) && time_before(jiffies, deadline))
-		usleep_range(1000, 2000);
+	si_wait_until(READ_ONCE(bt.si_runs), 2000);
 	timer_delete_sync(&bt.list);
 	si_timer_delete_sync(&bt.si);
 	si_diag("%s si_timer: timer_list callback on CPU %d blocked %lld ms",

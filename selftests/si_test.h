@@ -30,6 +30,7 @@
 #ifndef _SI_TEST_H
 #define _SI_TEST_H
 
+#include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/stdarg.h>
 #include <linux/sched/task_stack.h>
@@ -114,6 +115,16 @@ static inline void si_test_begin(void)
 	si_test_failed = false;
 	si_test_skip_reason[0] = '\0';
 }
+
+/* Sleep-poll @cond for up to @ms milliseconds; evaluates to its last value. */
+#define si_wait_until(cond, ms)						\
+	({								\
+		unsigned long __end = jiffies + msecs_to_jiffies(ms) + 1; \
+		bool __ok;						\
+		while (!(__ok = (cond)) && time_before(jiffies, __end))	\
+			usleep_range(100, 200);				\
+		__ok;							\
+	})
 
 /*
  * Busy-wait @us microseconds by the clock, in callbacks that must not

@@ -138,16 +138,6 @@ static void probe_arm_on(struct probe *p, int cpu, unsigned long delay)
 	si_add_timer_on(&p->timer, cpu);
 }
 
-/* Sleep-poll @cond for up to @ms milliseconds; evaluates to its last value. */
-#define wait_until(cond, ms)						\
-	({								\
-		unsigned long __end = jiffies + msecs_to_jiffies(ms) + 1; \
-		bool __ok;						\
-		while (!(__ok = (cond)) && time_before(jiffies, __end))	\
-			usleep_range(100, 200);				\
-		__ok;							\
-	})
-
 /* Spin on @cond for up to @ms milliseconds (for tight races). */
 #define spin_until(cond, ms)						\
 	({								\
@@ -386,7 +376,7 @@ static bool start_busy(struct probe *p, int cpu, unsigned int ms)
 	probe_init(p, probe_fn, 0);
 	p->busy_ms = ms;
 	probe_arm_on(p, cpu, 1);
-	if (!wait_until(atomic_read(&p->started), 1000)) {
+	if (!si_wait_until(atomic_read(&p->started), 1000)) {
 		si_fail("callback on CPU %d did not start within 1 s", cpu);
 		si_timer_delete_sync(&p->timer);
 		return false;
@@ -462,7 +452,7 @@ static void queued_round(enum queued_op op)
 	b.timer.expires = e;
 	si_add_timer_on(&b.timer, other_cpu);
 	si_add_timer_on(&a.timer, other_cpu);
-	if (!wait_until(atomic_read(&a.started) || atomic_read(&b.started), 1000)) {
+	if (!si_wait_until(atomic_read(&a.started) || atomic_read(&b.started), 1000)) {
 		si_fail("%s: neither callback started", name);
 		goto out;
 	}
@@ -635,7 +625,7 @@ SI_CHECKED(t_rearm_periodic)
 	p.rearm = 4;
 	p.rearm_delay = 2;
 	si_mod_timer(&p.timer, jiffies + 2);
-	SI_CHECK(wait_until(atomic_read(&p.runs) >= 5, 2000), "runs %d after 2 s",
+	SI_CHECK(si_wait_until(atomic_read(&p.runs) >= 5, 2000), "runs %d after 2 s",
 		 atomic_read(&p.runs));
 	msleep(SLACK_MS);
 	SI_CHECK(atomic_read(&p.runs) == 5, "runs %d, want 5", atomic_read(&p.runs));
@@ -696,7 +686,7 @@ SI_CHECKED(t_delete_sync_self_rearming)
 			si_test_timer_setup(&r.timer, rearmer_fn, 0);
 			si_mod_timer(&r.timer, jiffies + 1);
 		}
-		SI_CHECK(wait_until(atomic_read(&r.runs) >= 10, 2000),
+		SI_CHECK(si_wait_until(atomic_read(&r.runs) >= 10, 2000),
 			 "%s: only %d runs in 2 s", how[i], atomic_read(&r.runs));
 		ret = i == 2 ? si_timer_shutdown_sync(&r.timer) :
 			       si_timer_delete_sync(&r.timer);
@@ -753,7 +743,7 @@ SI_CHECKED(t_on_stack_and_static)
 
 	ret = si_mod_timer(&static_timer, jiffies + 2);
 	SI_CHECK(ret == 0, "DEFINE_SI_TIMER: si_mod_timer returned %d", ret);
-	SI_CHECK(wait_until(atomic_read(&static_runs) == 1, 1000),
+	SI_CHECK(si_wait_until(atomic_read(&static_runs) == 1, 1000),
 		 "DEFINE_SI_TIMER timer did not fire");
 	msleep(20);
 	SI_CHECK(atomic_read(&static_runs) == 1, "runs %d", atomic_read(&static_runs));
@@ -863,7 +853,7 @@ SI_CHECKED(t_stress_10000)
 	}
 	for (i = 0; i < NSTRESS; i++)
 		expected += items[i].cancel_ret != 1;
-	wait_until(atomic_read(&stress_runs) >= expected, 5000);
+	si_wait_until(atomic_read(&stress_runs) >= expected, 5000);
 	msleep(SLACK_MS);
 	si_diag("armed %d in %lu jiffies; cancel attempts delete=%d try=%d sync=%d",
 		NSTRESS, jiffies - t0, attempted[C_DELETE], attempted[C_TRY],

@@ -64,16 +64,6 @@ static bool on_executor(const struct hp_probe *p)
 	return !strcmp(p->comm, want);
 }
 
-/* Sleep-poll @cond for up to @ms milliseconds; evaluates to its last value. */
-#define wait_until(cond, ms)						\
-	({								\
-		unsigned long __end = jiffies + msecs_to_jiffies(ms) + 1; \
-		bool __ok;						\
-		while (!(__ok = (cond)) && time_before(jiffies, __end))	\
-			usleep_range(500, 1000);			\
-		__ok;							\
-	})
-
 static bool target_down(void)
 {
 	int ret = remove_cpu(target);
@@ -246,14 +236,14 @@ SI_CHECKED(t_queued_callbacks_move_on_offline)
 		p[i].timer.expires = e;
 		si_add_timer_on(&p[i].timer, target);
 	}
-	SI_CHECK(wait_until(({
+	SI_CHECK(si_wait_until(({
 		int k, n = 0;
 
 		for (k = 0; k < NQUEUED; k++)
 			n += !!atomic_read(&p[k].runs);
 		n > 0; }), 1000), "no callback started");
 	if (target_down()) {
-		SI_CHECK(wait_until(({
+		SI_CHECK(si_wait_until(({
 			int k, n = 0;
 
 			for (k = 0; k < NQUEUED; k++)
@@ -301,16 +291,16 @@ SI_CHECKED(t_rearming_timer_across_hotplug)
 	hp_init(&p, SI_TIMER_PINNED);
 	p.period = 1;
 	arm_on(&p, target, 1);
-	SI_CHECK(wait_until(atomic_read(&p.runs) >= 5, 1000), "runs %d", atomic_read(&p.runs));
+	SI_CHECK(si_wait_until(atomic_read(&p.runs) >= 5, 1000), "runs %d", atomic_read(&p.runs));
 	if (target_down()) {
 		n = atomic_read(&p.runs);
-		SI_CHECK(wait_until(atomic_read(&p.runs) >= n + 5, 1000),
+		SI_CHECK(si_wait_until(atomic_read(&p.runs) >= n + 5, 1000),
 			 "stopped after offline: %d runs", atomic_read(&p.runs) - n);
 		SI_CHECK(p.cpu != target, "ran on offline CPU %d", p.cpu);
 		si_diag("offline: re-arming timer now runs on CPU %d", p.cpu);
 		if (target_up()) {
 			n = atomic_read(&p.runs);
-			SI_CHECK(wait_until(atomic_read(&p.runs) >= n + 5, 1000),
+			SI_CHECK(si_wait_until(atomic_read(&p.runs) >= n + 5, 1000),
 				 "stopped after online: %d runs", atomic_read(&p.runs) - n);
 		}
 	}
