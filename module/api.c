@@ -214,22 +214,31 @@ EXPORT_SYMBOL_GPL(si_timer_delete);
  */
 int si_try_to_del_timer_sync(struct si_timer *timer)
 {
-	int queued, wheel, requeued;
+	int wheel, queued;
 
 	if (si_timer_misused(timer))
 		return -EINVAL;
-	queued = si_executor_try_dequeue(timer);
-	if (queued < 0)
+	if (READ_ONCE(timer->running_on))
 		return -1;
-	/* -1 while si_timer_wheel_fn() runs: it is about to queue it. */
+	/*
+	 * -1 while si_timer_wheel_fn() runs: it is about to queue the timer,
+	 * or it has and the wheel counts it as running until it is back in
+	 * expire_timers(). Either way the callback will run, so the queue
+	 * must not be touched before this: taking the timer off it here
+	 * would lose that run.
+	 */
 	wheel = timer_delete_sync_try(&timer->wheel);
 	if (wheel < 0)
 		return -1;
-	/* It may have expired and been queued, or even started, meanwhile. */
-	requeued = si_executor_try_dequeue(timer);
-	if (requeued < 0)
+	/*
+	 * -1 here if it started since the first check. Had it also re-armed
+	 * itself before the delete above, that arming is gone, unlike with
+	 * the kernel's call; the caller is told the callback runs either way.
+	 */
+	queued = si_executor_try_dequeue(timer);
+	if (queued < 0)
 		return -1;
-	return queued | wheel | requeued;
+	return wheel | queued;
 }
 EXPORT_SYMBOL_GPL(si_try_to_del_timer_sync);
 
@@ -260,6 +269,7 @@ static int si_delete_sync(struct si_timer *timer, bool shutdown)
 		else
 			ret |= timer_delete_sync(&timer->wheel);
 		ret |= si_executor_dequeue(timer);
+		smp_rmb();	/* queued_on, then running_on: see si_executor_try_dequeue() */
 		if (!READ_ONCE(timer->running_on))
 			return ret;
 		err = si_executor_wait_running(timer);

@@ -115,7 +115,14 @@ int si_executor_try_dequeue(struct si_timer *timer)
 	int ret = -EAGAIN;
 
 	while (ret == -EAGAIN) {
-		e = READ_ONCE(timer->running_on) ?: READ_ONCE(timer->queued_on);
+		/*
+		 * queued_on first: si_run_one() sets running_on before it
+		 * clears queued_on, so one of the two is seen. The other way
+		 * round both can read NULL while the callback starts.
+		 */
+		e = READ_ONCE(timer->queued_on);
+		smp_rmb();	/* pairs with smp_wmb() in si_run_one() */
+		e = READ_ONCE(timer->running_on) ?: e;
 		if (!e)
 			return 0;
 		raw_spin_lock_irqsave(&e->lock, flags);
