@@ -158,24 +158,27 @@ void si_vecmask_enable(unsigned long mask)
 EXPORT_SYMBOL_GPL(si_vecmask_enable);
 
 /*
- * Wait (up to 100 ms, sleeping) until this CPU's deferred timer vectors
+ * Wait (up to 2 s, sleeping) until this CPU's deferred timer vectors
  * are @want, and the others are no longer pending (have run). Where
  * ksoftirqd is runnable, 6.1's local_bh_enable() leaves pending vectors to
- * it, so they may need it to run first.
+ * it, so they may need it to run first. Generous, as it returns once
+ * done: a virtual CPU on a loaded host can stall for long.
  */
 static bool si_vecmask_wait_deferred(unsigned long want)
 {
-	unsigned long deadline = jiffies + msecs_to_jiffies(100);
+	unsigned long deadline = jiffies + msecs_to_jiffies(2000);
 	unsigned long got;
+	bool last;
 
 	for (;;) {
+		last = time_after(jiffies, deadline);
 		local_irq_disable();
 		got = (this_cpu_read(si_vecmask_cpu.deferred) |
 		       (local_softirq_pending() & ~want)) & SI_TIMER_VECTORS;
 		local_irq_enable();
 		if (got == want)
 			return true;
-		if (time_after(jiffies, deadline))
+		if (last)
 			return false;
 		usleep_range(100, 200);
 	}

@@ -30,6 +30,12 @@
 struct si_softint {
 	int cpu;
 	unsigned int cb_ms, raise_ms;
+	/*
+	 * If set, the callback stays busy past @cb_ms until both bottom
+	 * halves ran, up to @hold_ms: a host stall of the virtual CPU must not
+	 * let the callback end before they had their chance.
+	 */
+	unsigned int hold_ms;
 
 	struct si_timer timer;
 	struct hrtimer irq;
@@ -52,6 +58,19 @@ static inline s64 si_softint_now(const struct si_softint *s)
 	return ktime_to_ns(ktime_sub(ktime_get(), s->cb_start));
 }
 
+static bool si_softint_bh_ran(const struct si_softint *s)
+{
+	return READ_ONCE(s->tasklet_at) >= 0 && READ_ONCE(s->napi_at) >= 0;
+}
+
+static bool si_softint_busy_until(const struct si_softint *s)
+{
+	s64 now = si_softint_now(s);
+
+	return now < s->cb_ms * NSEC_PER_MSEC ||
+	       (now < s->hold_ms * NSEC_PER_MSEC && !si_softint_bh_ran(s));
+}
+
 static void si_softint_timer_fn(struct si_timer *t)
 {
 	struct si_softint *s = si_timer_container_of(s, t, timer);
@@ -61,7 +80,7 @@ static void si_softint_timer_fn(struct si_timer *t)
 	WRITE_ONCE(s->busy, true);
 	hrtimer_start(&s->irq, ms_to_ktime(s->raise_ms),
 		      HRTIMER_MODE_REL_PINNED_HARD);
-	while (si_softint_now(s) < s->cb_ms * NSEC_PER_MSEC)
+	while (si_softint_busy_until(s))
 		cpu_relax();
 	WRITE_ONCE(s->busy, false);
 	s->cb_end = si_softint_now(s);
@@ -212,10 +231,10 @@ static inline int si_softint_run(struct si_softint *s, unsigned int flags)
 	WRITE_ONCE(s->napi_at, -1);
 	s->timer.expires = jiffies + 1;
 	si_add_timer_on(&s->timer, s->cpu);
-	if (!wait_for_completion_timeout(&s->done, 2 * HZ))
+	if (!wait_for_completion_timeout(&s->done, 2 * HZ + msecs_to_jiffies(s->hold_ms)))
 		return -ETIMEDOUT;
-	deadline = jiffies + HZ;
-	while (READ_ONCE(s->tasklet_at) < 0 || READ_ONCE(s->napi_at) < 0) {
+	deadline = jiffies + 2 * HZ;
+	while (!si_softint_bh_ran(s)) {
 		if (time_after(jiffies, deadline))
 			return -ETIMEDOUT;
 		usleep_range(1000, 2000);

@@ -116,13 +116,23 @@ static inline void si_test_begin(void)
 	si_test_skip_reason[0] = '\0';
 }
 
-/* Sleep-poll @cond for up to @ms milliseconds; evaluates to its last value. */
+/*
+ * Sleep-poll @cond for up to @ms milliseconds; evaluates to its last value.
+ * The clock is read before @cond, so that a host stall in between cannot
+ * end the wait with @cond not tested after it came true.
+ */
 #define si_wait_until(cond, ms)						\
 	({								\
 		unsigned long __end = jiffies + msecs_to_jiffies(ms) + 1; \
-		bool __ok;						\
-		while (!(__ok = (cond)) && time_before(jiffies, __end))	\
+		bool __ok, __last;					\
+									\
+		for (;;) {						\
+			__last = !time_before(jiffies, __end);		\
+			__ok = (cond);					\
+			if (__ok || __last)				\
+				break;					\
 			usleep_range(100, 200);				\
+		}							\
 		__ok;							\
 	})
 
