@@ -209,6 +209,11 @@ EXPORT_SYMBOL_GPL(si_timer_delete);
  * si_try_to_del_timer_sync - deactivate a timer unless its callback runs
  * @timer: the timer
  *
+ * Unlike try_to_del_timer_sync(), a callback that starts during this call
+ * and re-arms itself before the wheel is asked may find that arming
+ * undone; -1 is returned all the same, and a caller that retries ends with
+ * the timer inactive either way.
+ *
  * Return: -1 if the callback is running (the timer is left alone), else as
  * si_timer_delete().
  */
