@@ -16,7 +16,8 @@ Rules (README.md, "Tests"):
   that is not a splat (lockdep's) is matched by its title line instead.
 - The boot must print END_MARKER.
 - A line the console replays after "** replaying previous printk message **"
-  counts once.
+  counts once, also when its first printing was cut short: each line is
+  held back until the next one shows it was not replayed.
 Run as a script to re-parse saved console logs: ktap.py build/logs/*.log
 """
 import re
@@ -40,7 +41,8 @@ PROBLEMS = re.compile(
 BENIGN = re.compile(r"ODEBUG: selftest passed")
 CUT_HERE = "------------[ cut here ]------------"
 END_TRACE = "---[ end trace"
-# 6.12's console (nbcon) prints this, then the line it was printing again.
+# 6.12's console (nbcon) prints this, then the line it was printing again,
+# whole; the first printing may have been cut short ("ok 22 t_misuse_d").
 REPLAY = "** replaying previous printk message **"
 
 
@@ -63,18 +65,22 @@ class Console:
         self.done = False
         self.init_started = False   # the kernel ran /init
         self.last = ""
-        self.replay = None
+        self.held = None            # the line before, until the next one came
 
     def feed(self, raw):
         line = ANSI.sub("", raw.replace("\r", "")).rstrip()
         line = TIMESTAMP.sub("", line)
         if line == REPLAY:
-            self.replay = self.last     # the next line repeats it: drop that
+            self.held = None    # the next line prints it again, whole
             return []
-        if self.replay is not None:
-            replayed, self.replay = self.replay, None
-            if line == replayed:
-                return []
+        out = self._line(self.held) if self.held is not None else []
+        self.held = line
+        if line == END_MARKER:  # the runner stops reading soon after it
+            out += self._line(line)
+            self.held = None
+        return out
+
+    def _line(self, line):
         if line.strip():
             self.last = line
         if "Run /init as init process" in line:
@@ -104,7 +110,8 @@ class Console:
         return self._problem(line)
 
     def finish(self, how_ended=None):
-        out = []
+        out = self._line(self.held) if self.held is not None else []
+        self.held = None
         if self.splat is not None:
             out += self._end_splat()
         out += self._close_doc()

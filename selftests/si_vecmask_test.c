@@ -220,8 +220,9 @@ static void vt_masked_period(struct vt_thread *t)
 	ktime_t t0, napped, unmasked;
 	bool tasklet = false;
 
-	WRITE_ONCE(vt.masked, true);
+	/* Masked first: a tick in between would count a run as masked. */
 	si_vecmask_disable(SI_TIMER_VECTORS);
+	WRITE_ONCE(vt.masked, true);
 	t0 = ktime_get();
 	vt.timer.expires = jiffies + msecs_to_jiffies(20);
 	add_timer_on(&vt.timer, cpu);
@@ -330,8 +331,8 @@ static void vt_many_periods(struct vt_thread *t)
 
 	for (i = 0; i < periods; i++) {
 		skips = si_vecmask_skips(cpu, HRTIMER_SOFTIRQ);
-		WRITE_ONCE(vt.masked, true);
 		si_vecmask_disable(SI_TIMER_VECTORS);
+		WRITE_ONCE(vt.masked, true);
 		hrtimer_start(&vt.hrtimer, 0, HRTIMER_MODE_REL_PINNED_SOFT);
 		if (!timer_pending(&vt.timer)) {
 			vt.timer.expires = jiffies + 1;
