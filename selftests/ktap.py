@@ -17,7 +17,8 @@ Rules (README.md, "Tests"):
 - The boot must print END_MARKER.
 - A line the console replays after "** replaying previous printk message **"
   counts once, also when its first printing was cut short: each line is
-  held back until the next one shows it was not replayed.
+  held back until the next one shows it was not replayed (the replay
+  starts with it, timestamp included).
 Run as a script to re-parse saved console logs: ktap.py build/logs/*.log
 """
 import re
@@ -42,7 +43,8 @@ BENIGN = re.compile(r"ODEBUG: selftest passed")
 CUT_HERE = "------------[ cut here ]------------"
 END_TRACE = "---[ end trace"
 # 6.12's console (nbcon) prints this, then the line it was printing again,
-# whole; the first printing may have been cut short ("ok 22 t_misuse_d").
+# whole; the first printing may have been cut short ("ok 22 t_misuse_d"),
+# or may not have started at all.
 REPLAY = "** replaying previous printk message **"
 
 
@@ -66,21 +68,25 @@ class Console:
         self.init_started = False   # the kernel ran /init
         self.last = ""
         self.held = None            # the line before, until the next one came
+        self.replaying = False
 
     def feed(self, raw):
         line = ANSI.sub("", raw.replace("\r", "")).rstrip()
-        line = TIMESTAMP.sub("", line)
-        if line == REPLAY:
-            self.held = None    # the next line prints it again, whole
+        if TIMESTAMP.sub("", line) == REPLAY:
+            self.replaying = True
             return []
+        if self.replaying and self.held is not None and line.startswith(self.held):
+            self.held = None    # its first printing, whole or cut short
+        self.replaying = False
         out = self._line(self.held) if self.held is not None else []
         self.held = line
-        if line == END_MARKER:  # the runner stops reading soon after it
+        if TIMESTAMP.sub("", line) == END_MARKER:   # the runner stops reading soon
             out += self._line(line)
             self.held = None
         return out
 
     def _line(self, line):
+        line = TIMESTAMP.sub("", line)
         if line.strip():
             self.last = line
         if "Run /init as init process" in line:
