@@ -72,7 +72,8 @@ class Console:
 
     def feed(self, raw):
         line = ANSI.sub("", raw.replace("\r", "")).rstrip()
-        if TIMESTAMP.sub("", line) == REPLAY:
+        bare = TIMESTAMP.sub("", line)
+        if bare == REPLAY:
             self.replaying = True
             return []
         if self.replaying and self.held is not None and line.startswith(self.held):
@@ -80,7 +81,7 @@ class Console:
         self.replaying = False
         out = self._line(self.held) if self.held is not None else []
         self.held = line
-        if TIMESTAMP.sub("", line) == END_MARKER:   # the runner stops reading soon
+        if bare == END_MARKER:  # the runner stops reading soon
             out += self._line(line)
             self.held = None
         return out

@@ -52,37 +52,39 @@ static bool lt_skip(void)
 	return false;
 }
 
-/* The control: a lock the callback does not take is fine. */
-SI_CHECKED(t_unrelated_lock_across_delete_sync_is_quiet)
+/*
+ * Let a timer's callback run once, so that lockdep knows what it takes,
+ * then delete the timer synchronously while holding @lock.
+ */
+static void lt_delete_sync_holding(spinlock_t *lock)
 {
 	struct si_timer t;
 
-	if (lt_skip())
-		return;
 	si_timer_setup_on_stack(&t, lt_fn, 0);
 	SI_CHECK(lt_run_once(&t), "callback did not run");
-	spin_lock(&not_taken_by_callback);
+	spin_lock(lock);
 	si_timer_delete_sync(&t);
-	spin_unlock(&not_taken_by_callback);
-	SI_CHECK(debug_locks, "lockdep reported a lock the callback does not take");
+	spin_unlock(lock);
 	si_destroy_timer_on_stack(&t);
+}
+
+/* The control: a lock the callback does not take is fine. */
+SI_CHECKED(t_unrelated_lock_across_delete_sync_is_quiet)
+{
+	if (lt_skip())
+		return;
+	lt_delete_sync_holding(&not_taken_by_callback);
+	SI_CHECK(debug_locks, "lockdep reported a lock the callback does not take");
 }
 
 SI_CHECKED(t_callback_lock_across_delete_sync_is_reported)
 {
-	struct si_timer t;
-
 	if (lt_skip())
 		return;
-	si_timer_setup_on_stack(&t, lt_fn, 0);
-	SI_CHECK(lt_run_once(&t), "callback did not run");
 	si_expect_warn("possible circular locking dependency detected");
-	spin_lock(&taken_by_callback);
-	si_timer_delete_sync(&t);
-	spin_unlock(&taken_by_callback);
+	lt_delete_sync_holding(&taken_by_callback);
 	SI_CHECK(!debug_locks,
 		 "lockdep did not report the lock held across si_timer_delete_sync()");
-	si_destroy_timer_on_stack(&t);
 }
 
 static const struct si_test tests[] = {

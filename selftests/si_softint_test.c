@@ -293,13 +293,12 @@ static bool vt_all_ran(void)
 /* One run; true if the hooks deferred both vectors meanwhile. */
 static bool vt_attempt(int attempt)
 {
-	unsigned long skips_t = si_vecmask_skips(cpu, TIMER_SOFTIRQ);
-	unsigned long skips_h = si_vecmask_skips(cpu, HRTIMER_SOFTIRQ);
+	unsigned long skips_t, skips_h;
 	int i;
 
 	memset(&vt, 0, sizeof(vt));
-	vt.skips_t = skips_t;
-	vt.skips_h = skips_h;
+	vt.skips_t = si_vecmask_skips(cpu, TIMER_SOFTIRQ);
+	vt.skips_h = si_vecmask_skips(cpu, HRTIMER_SOFTIRQ);
 	st_holder_init(&vt.holder, vt_arm, &vt.busy, &vt.start, 25, 60);
 	timer_setup(&vt.list, vt_list_fn, TIMER_PINNED);
 	hrtimer_setup(&vt.hrtimer, vt_hrtimer_fn, CLOCK_MONOTONIC,
@@ -317,8 +316,8 @@ static bool vt_attempt(int attempt)
 	si_timer_delete_sync(&vt.main);
 	si_timer_delete_sync(&vt.si[0]);
 	si_timer_delete_sync(&vt.si[1]);
-	skips_t = si_vecmask_skips(cpu, TIMER_SOFTIRQ) - skips_t;
-	skips_h = si_vecmask_skips(cpu, HRTIMER_SOFTIRQ) - skips_h;
+	skips_t = si_vecmask_skips(cpu, TIMER_SOFTIRQ) - vt.skips_t;
+	skips_h = si_vecmask_skips(cpu, HRTIMER_SOFTIRQ) - vt.skips_h;
 
 	si_diag("attempt %d: soft-interruptible callback on CPU %d: %lld ms; mask %s",
 		attempt, cpu, vt.end_ms, soft_active ? "active" : "inactive");

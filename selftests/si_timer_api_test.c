@@ -1570,19 +1570,19 @@ static void flight_fn(struct si_timer *t)
 		si_mod_timer(t, jiffies + f->period);
 }
 
-static bool periodic_flights_ran_twice(void)
+/* Periodic flights that have not run twice yet. */
+static int idle_periodic_flights(void)
 {
-	int i;
+	int i, idle = 0;
 
 	for (i = 0; i < nflights; i++)
-		if (flights[i].period && atomic_read(&flights[i].runs) < 2)
-			return false;
-	return true;
+		idle += flights[i].period && atomic_read(&flights[i].runs) < 2;
+	return idle;
 }
 
 SI_CHECKED(t_unload_in_flight)
 {
-	int cpu, i = 0, idle = 0;
+	int cpu, i = 0, idle;
 
 	flights = kcalloc(nr_cpu_ids * 4, sizeof(*flights), GFP_KERNEL);
 	if (!SI_CHECK(flights, "out of memory"))
@@ -1610,13 +1610,11 @@ SI_CHECKED(t_unload_in_flight)
 		}
 	}
 	nflights = i;
-	si_wait_until(periodic_flights_ran_twice(), 2000);
-	for (i = 0; i < nflights; i++) {
-		if (flights[i].period && atomic_read(&flights[i].runs) < 2)
-			idle++;
+	si_wait_until(!idle_periodic_flights(), 2000);
+	idle = idle_periodic_flights();
+	for (i = 0; i < nflights; i++)
 		if (!flights[i].period)
 			SI_CHECK(si_timer_pending(&flights[i].timer), "long timer %d", i);
-	}
 	si_diag("%d timers left in flight for the unload", nflights);
 	SI_CHECK(!idle, "%d periodic timers ran less than twice in 2 s", idle);
 }

@@ -191,6 +191,16 @@ static int set_policy(struct task_struct *p, int policy, int prio)
  */
 #define SLOW_FN_US	5000
 
+/* How many of @p[0..@n) have run. */
+static int hp_ran(const struct hp_probe *p, int n)
+{
+	int i, ran = 0;
+
+	for (i = 0; i < n; i++)
+		ran += !!atomic_read(&p[i].runs);
+	return ran;
+}
+
 static void slow_fn(struct si_timer *t)
 {
 	struct hp_probe *p = si_timer_container_of(p, t, timer);
@@ -236,20 +246,10 @@ SI_CHECKED(t_queued_callbacks_move_on_offline)
 		p[i].timer.expires = e;
 		si_add_timer_on(&p[i].timer, target);
 	}
-	SI_CHECK(si_wait_until(({
-		int k, n = 0;
-
-		for (k = 0; k < NQUEUED; k++)
-			n += !!atomic_read(&p[k].runs);
-		n > 0; }), 5000), "no callback started");
-	if (target_down()) {
-		SI_CHECK(si_wait_until(({
-			int k, n = 0;
-
-			for (k = 0; k < NQUEUED; k++)
-				n += !!atomic_read(&p[k].runs);
-			n == NQUEUED; }), 10000), "not all callbacks ran within 10 s");
-	}
+	SI_CHECK(si_wait_until(hp_ran(p, NQUEUED) > 0, 5000), "no callback started");
+	if (target_down())
+		SI_CHECK(si_wait_until(hp_ran(p, NQUEUED) == NQUEUED, 10000),
+			 "not all callbacks ran within 10 s");
 	ret = set_policy(exec, policy, prio);
 	SI_CHECK(!ret, "restoring the executor's policy: %d", ret);
 	msleep(20);

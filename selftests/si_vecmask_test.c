@@ -36,8 +36,11 @@ MODULE_PARM_DESC(bench_iters, "TIMER dispatches timed by the cost test (0: skip)
 
 static bool vt_active;		/* si_vecmask_available() at load */
 
-/* Read a parameter of si_timer into @buf, without the newline. */
-static int vt_read_param(const char *name, char *buf, size_t len)
+/*
+ * Read a parameter of si_timer into @buf, without the newline. A failure
+ * fails the test: false.
+ */
+static bool vt_read_param(const char *name, char *buf, size_t len)
 {
 	char path[96];
 	struct file *f;
@@ -46,15 +49,19 @@ static int vt_read_param(const char *name, char *buf, size_t len)
 
 	snprintf(path, sizeof(path), SI_PARAM_DIR "%s", name);
 	f = filp_open(path, O_RDONLY, 0);
-	if (IS_ERR(f))
-		return PTR_ERR(f);
+	if (IS_ERR(f)) {
+		si_fail("opening %s: %ld", path, PTR_ERR(f));
+		return false;
+	}
 	n = kernel_read(f, buf, len - 1, &pos);
 	filp_close(f, NULL);
-	if (n < 0)
-		return n;
+	if (n < 0) {
+		si_fail("reading %s: %zd", path, n);
+		return false;
+	}
 	buf[n] = '\0';
 	strim(buf);
-	return 0;
+	return true;
 }
 
 /* Timers, tasklet and counters shared with the callbacks. */
@@ -144,13 +151,9 @@ static s64 vt_ms_since(ktime_t t0)
 SI_CHECKED(t_sysfs_state)
 {
 	char mode[16], active[8];
-	int ret;
 
-	ret = vt_read_param("vecmask", mode, sizeof(mode));
-	if (!SI_CHECK(ret == 0, "reading vecmask: %d", ret))
-		return;
-	ret = vt_read_param("vecmask_active", active, sizeof(active));
-	if (!SI_CHECK(ret == 0, "reading vecmask_active: %d", ret))
+	if (!vt_read_param("vecmask", mode, sizeof(mode)) ||
+	    !vt_read_param("vecmask_active", active, sizeof(active)))
 		return;
 	si_diag("vecmask=%s vecmask_active=%s", mode, active);
 	SI_CHECK(!strcmp(mode, "auto") || !strcmp(mode, "on") ||
@@ -168,13 +171,9 @@ SI_CHECKED(t_available_matches_mode)
 	bool can = IS_ENABLED(CONFIG_X86_64) && IS_ENABLED(CONFIG_KPROBES);
 	char mode[16], fail_hook[64];
 	bool avail;
-	int ret;
 
-	ret = vt_read_param("vecmask", mode, sizeof(mode));
-	if (!SI_CHECK(ret == 0, "reading vecmask: %d", ret))
-		return;
-	ret = vt_read_param("vecmask_test_fail_hook", fail_hook, sizeof(fail_hook));
-	if (!SI_CHECK(ret == 0, "reading vecmask_test_fail_hook: %d", ret))
+	if (!vt_read_param("vecmask", mode, sizeof(mode)) ||
+	    !vt_read_param("vecmask_test_fail_hook", fail_hook, sizeof(fail_hook)))
 		return;
 	avail = si_vecmask_available();
 	si_diag("vecmask=%s vecmask_test_fail_hook='%s' available=%d",
