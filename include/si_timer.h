@@ -22,6 +22,7 @@
 
 #include <linux/timer.h>
 #include <linux/list.h>
+#include <linux/lockdep.h>
 #include <linux/sched.h>
 
 #define SI_TIMER_VERSION "0.1.0"
@@ -52,12 +53,11 @@ struct si_timer {
 	unsigned long		expires;
 	si_timer_func_t		function;
 	u32			flags;
-	/* private */
+	/* private: see module/timer.c */
 	u32			state;
 	struct timer_list	wheel;
 	struct list_head	entry;
-	struct si_executor	*queued_on;
-	struct si_executor	*running_on;
+	struct lockdep_map	lockdep_map;	/* empty without CONFIG_LOCKDEP */
 };
 
 void si_init_timer_key(struct si_timer *timer, si_timer_func_t func,
@@ -103,15 +103,25 @@ void si_timer_wheel_fn(struct timer_list *wheel);
 	__si_init_timer((timer), (callback), (flags),			\
 			si_init_timer_on_stack_key)
 
+#ifdef CONFIG_LOCKDEP
+#define __SI_TIMER_LOCKDEP_MAP_INIT(_name)				\
+	.lockdep_map = STATIC_LOCKDEP_MAP_INIT("si_timer:" #_name, &(_name)),
+#else
+#define __SI_TIMER_LOCKDEP_MAP_INIT(_name)
+#endif
+
 /**
  * DEFINE_SI_TIMER - define and statically initialise an si_timer
  * @_name: variable name
  * @_function: the callback
+ *
+ * Its wheel timer is TIMER_IRQSAFE, as si_timer_setup() makes it.
  */
 #define DEFINE_SI_TIMER(_name, _function)				\
 	struct si_timer _name = {					\
 		.function = (_function),				\
-		.wheel = __TIMER_INITIALIZER(si_timer_wheel_fn, 0),	\
+		.wheel = __TIMER_INITIALIZER(si_timer_wheel_fn, TIMER_IRQSAFE), \
+		__SI_TIMER_LOCKDEP_MAP_INIT(_name)			\
 	}
 
 /**

@@ -3,19 +3,21 @@
  * Per-CPU executor kthreads: they run si_timer callbacks that the kernel's
  * own timer wheel handed over (si_timer_wheel_fn() queues, never calls).
  *
- * Design notes, answering the traps found in the RFC's review:
+ * Which callback runs where, and the state a timer is in meanwhile, are
+ * timer.c's design; this file runs what was queued. Notes on the traps
+ * found in the RFC's review:
  *
- * - Lock order. The executor takes, in this order and never the other way
- *   round: the BH lock (compatible mode only), cb_lock, the timer's lockdep
- *   map. It drops cb_lock before it leaves or re-enters a BH section, so a
- *   canceller that holds BH disabled (spin_lock_bh()) and waits on cb_lock
- *   cannot close an ABBA cycle with it: the RFC's call_timer_fn() re-took
- *   the BH lock while holding the expiry lock, which lockdep flagged.
+ * - Lock order. The executor takes, in this order: the BH lock (compatible
+ *   mode only), cb_lock, the timer's lockdep map. A soft-interruptible
+ *   callback runs under cb_lock without the BH lock and may enter a BH
+ *   section itself, so a canceller that holds this CPU's BH lock
+ *   (PREEMPT_RT, spin_lock_bh()) must not wait on cb_lock: the RFC's
+ *   ABBA. timer.c refuses that wait; on other CPUs it is safe.
  * - Progress. Cancellers never spin on "callback finished": they take
  *   cb_lock, which sleeps with priority inheritance on PREEMPT_RT. On
  *   non-RT cb_lock keeps the callback non-preemptible (like a softirq), so
  *   only code interrupting it on its own CPU could wait forever; that case
- *   is refused with a warning.
+ *   is refused too.
  * - Leaving softirq-serving state. On PREEMPT_RT,
  *   __local_bh_enable_ip(SOFTIRQ_OFFSET) at count SOFTIRQ_OFFSET with a
  *   softirq pending leaks the BH lock and an RCU read lock. So compatible
@@ -38,159 +40,76 @@
 
 #define CREATE_TRACE_POINTS
 #include "si_trace.h"
+EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_expire_entry);
 
-static DEFINE_PER_CPU(struct si_executor, si_executors);
+DEFINE_PER_CPU(struct si_executor, si_executors);
 static DEFINE_PER_CPU(struct task_struct *, si_executor_task);
 static int si_prio;
 
 /* Callbacks one wake-up runs before giving the smpboot loop a turn. */
 #define SI_BATCH	16
 
-static enum si_queue si_queue_of(const struct si_timer *timer)
+static bool si_executor_idle(struct si_executor *e)
 {
-	return timer->flags & SI_TIMER_SOFTINTERRUPTIBLE ? SI_Q_SOFT : SI_Q_COMPAT;
+	return list_empty(&e->queue[SI_Q_COMPAT]) && list_empty(&e->queue[SI_Q_SOFT]);
+}
+
+/* The executor whose thread is current, or NULL. */
+struct si_executor *si_executor_current(void)
+{
+	unsigned int cpu = raw_smp_processor_id();
+
+	/* An executor is bound to its CPU: if current is one, it is this one. */
+	return per_cpu(si_executor_task, cpu) == current ? si_executor_of(cpu) : NULL;
+}
+
+void si_executor_kick(struct si_executor *e)
+{
+	struct task_struct *task = per_cpu(si_executor_task, e->cpu);
+
+	/* No thread yet: its CPU is coming up and it runs the queue first. */
+	if (task)
+		wake_up_process(task);
 }
 
 /*
- * Queue on @e unless it is parked (its CPU going down). A timer whose
- * callback still runs goes to that callback's executor instead, wherever
- * it expired: re-armed by its callback and migrated, it must not run on two
- * CPUs at once (the kernel keeps a running timer on its base for the same
- * reason). The kernel never runs one wheel timer's expiry function twice
- * at once, so this is not called concurrently for one timer.
+ * Lock and return the executor of @cpu if it runs, else that of another
+ * online CPU (@cpu going down). Interrupts off. Only one CPU goes down at a
+ * time, so one is always found, except while si_timer loads or unloads,
+ * when no timer can expire.
  */
-static bool si_try_queue(struct si_executor *e, struct si_timer *timer)
+struct si_executor *si_executor_lock_live(unsigned int cpu)
+	__acquires(e->lock)
 {
-	struct si_executor *running = NULL;
-	unsigned long flags;
-	bool parked;
+	struct si_executor *e = si_executor_of(cpu);
+	unsigned int other;
 
-	raw_spin_lock_irqsave(&e->lock, flags);
-	parked = e->parked;
-	/* Re-armed while still waiting here: one run covers both expiries. */
-	if (!parked && !timer->queued_on) {
-		/* Pairs with si_run_one(): running_on is set before queued_on clears. */
-		smp_rmb();
-		running = READ_ONCE(timer->running_on);
-		if (running == e)
-			running = NULL;
-		if (!running) {
-			list_add_tail(&timer->entry, &e->queue[si_queue_of(timer)]);
-			WRITE_ONCE(timer->queued_on, e);
-			trace_si_timer_queue(timer, e->cpu);
-		}
+	raw_spin_lock(&e->lock);
+	if (!e->parked)
+		return e;
+	raw_spin_unlock(&e->lock);
+	for_each_online_cpu(other) {
+		e = si_executor_of(other);
+		raw_spin_lock(&e->lock);
+		if (!e->parked)
+			return e;
+		raw_spin_unlock(&e->lock);
 	}
-	raw_spin_unlock_irqrestore(&e->lock, flags);
-	if (running)
-		return si_try_queue(running, timer);
-	if (!parked)
-		wake_up_process(per_cpu(si_executor_task, e->cpu));
-	return !parked;
-}
-
-/* Called from the kernel's timer expiry (softirq, or ktimers on RT). */
-void si_executor_queue(struct si_timer *timer)
-{
-	unsigned int cpu;
-
-	if (likely(si_try_queue(this_cpu_ptr(&si_executors), timer)))
-		return;
-	/* This CPU is going down: hand over to a live one. */
-	for_each_online_cpu(cpu)
-		if (si_try_queue(per_cpu_ptr(&si_executors, cpu), timer))
-			return;
-	WARN_ONCE(1, "si_timer: no executor online for %ps\n", timer->function);
+	WARN_ONCE(1, "si_timer: no executor running, queueing on CPU %u\n", cpu);
+	e = si_executor_of(cpu);
+	raw_spin_lock(&e->lock);
+	return e;
 }
 
 /*
- * Take the timer off its executor's queue unless its callback runs: both
- * are decided under one executor lock, since the executor takes a timer
- * off the queue and marks it running in one step. Returns 1 if it was
- * queued (expired, callback not started), 0 if not, -1 if it runs now.
+ * Wait until the callback running on @e now has returned: the executor
+ * holds cb_lock across it (on PREEMPT_RT a sleeping lock with priority
+ * inheritance, like the kernel's timer expiry_lock).
  */
-int si_executor_try_dequeue(struct si_timer *timer)
+void si_executor_wait_callback(struct si_executor *e)
 {
-	struct si_executor *e;
-	unsigned long flags;
-	int ret = -EAGAIN;
-
-	while (ret == -EAGAIN) {
-		/*
-		 * queued_on first: si_run_one() sets running_on before it
-		 * clears queued_on, so one of the two is seen. The other way
-		 * round both can read NULL while the callback starts.
-		 */
-		e = READ_ONCE(timer->queued_on);
-		smp_rmb();	/* pairs with smp_wmb() in si_run_one() */
-		e = READ_ONCE(timer->running_on) ?: e;
-		if (!e)
-			return 0;
-		raw_spin_lock_irqsave(&e->lock, flags);
-		if (timer->running_on == e) {
-			ret = -1;
-		} else if (timer->queued_on == e) {
-			list_del_init(&timer->entry);
-			WRITE_ONCE(timer->queued_on, NULL);
-			ret = 1;
-		}
-		raw_spin_unlock_irqrestore(&e->lock, flags);
-	}
-	return ret;
-}
-
-/* Returns 1 if the timer had expired and was waiting for its executor. */
-int si_executor_dequeue(struct si_timer *timer)
-{
-	struct si_executor *e;
-	unsigned long flags;
-	bool found;
-
-	/* queued_on only changes under the lock of the executor it names. */
-	while ((e = READ_ONCE(timer->queued_on))) {
-		raw_spin_lock_irqsave(&e->lock, flags);
-		found = READ_ONCE(timer->queued_on) == e;
-		if (found) {
-			list_del_init(&timer->entry);
-			WRITE_ONCE(timer->queued_on, NULL);
-		}
-		raw_spin_unlock_irqrestore(&e->lock, flags);
-		if (found)
-			return 1;
-	}
-	return 0;
-}
-
-bool si_executor_running_self(const struct si_timer *timer)
-{
-	struct si_executor *e = READ_ONCE(timer->running_on);
-
-	return e && per_cpu(si_executor_task, e->cpu) == current;
-}
-
-/*
- * Wait until the callback running now has returned. Returns -EDEADLK
- * instead of waiting where that can never happen.
- */
-int si_executor_wait_running(struct si_timer *timer)
-{
-	struct si_executor *e = READ_ONCE(timer->running_on);
-
-	if (!e)
-		return 0;
-	/*
-	 * On non-RT a running callback holds cb_lock with preemption off, so
-	 * a waiter on its CPU can only be a softirq that interrupted a
-	 * soft-interruptible callback: it would spin forever.
-	 */
-	if (!IS_ENABLED(CONFIG_PREEMPT_RT) && !preemptible() &&
-	    e->cpu == raw_smp_processor_id()) {
-		WARN_ONCE(1, "si_timer: deleting %ps synchronously from context that interrupted it would deadlock\n",
-			  timer->function);
-		return -EDEADLK;
-	}
 	spin_lock(&e->cb_lock);
 	spin_unlock(&e->cb_lock);
-	return 0;
 }
 
 /*
@@ -210,23 +129,30 @@ static void si_leave_softirq(void)
 	local_bh_enable();
 }
 
-/* Run one callback, repairing what it leaked as call_timer_fn() does. */
-static void si_call(struct si_timer *timer, bool soft)
+/*
+ * Run one callback, repairing what it leaked as call_timer_fn() does. It
+ * may free its timer: from here on only the pointer value is used.
+ */
+static void si_call(struct si_timer *timer, si_timer_func_t fn,
+		    struct lockdep_map *map, bool soft)
 {
-	si_timer_func_t fn = timer->function;
 	int preempt = preempt_count();
 	unsigned long bh = softirq_count();
+	unsigned long flags;
 
-#ifdef CONFIG_LOCKDEP
-	/* Lockdep sees the callback like a timer: held while it runs. */
-	lock_map_acquire(&timer->wheel.lockdep_map);
-#endif
+	/*
+	 * Lockdep sees the callback like a timer's: the map is held while it
+	 * runs and si_timer_delete_sync() takes it. Acquired with irqs off,
+	 * as timer_delete_sync() does, so that neither records an "irqs
+	 * enabled" usage that a cancel from a softirq would contradict.
+	 */
+	local_irq_save(flags);
+	lock_map_acquire(map);
+	local_irq_restore(flags);
 	trace_si_timer_expire_entry(timer, soft);
 	fn(timer);
 	trace_si_timer_expire_exit(timer);
-#ifdef CONFIG_LOCKDEP
-	lock_map_release(&timer->wheel.lockdep_map);
-#endif
+	lock_map_release(map);
 
 	/* On RT the BH count is not part of the preempt count: check both. */
 	if (unlikely(softirq_count() != bh)) {
@@ -244,15 +170,17 @@ static void si_call(struct si_timer *timer, bool soft)
 
 static bool si_run_one(struct si_executor *e, enum si_queue q)
 {
+	struct lockdep_map map;
 	struct si_timer *timer;
-	bool masked = false;
+	si_timer_func_t fn = NULL;
+	bool soft = false;
 
 	if (list_empty(&e->queue[q]))
 		return false;
 
 	if (q == SI_Q_SOFT && si_vecmask_available()) {
 		si_vecmask_disable(SI_TIMER_VECTORS);
-		masked = true;
+		soft = true;
 	} else {
 		/* Compatible mode, also the fallback without the vector mask. */
 		si_enter_softirq();
@@ -260,27 +188,27 @@ static bool si_run_one(struct si_executor *e, enum si_queue q)
 
 	spin_lock(&e->cb_lock);
 	raw_spin_lock_irq(&e->lock);
-	timer = list_first_entry_or_null(&e->queue[q], struct si_timer, entry);
+	timer = si_timer_take_queued(e, q);
 	if (timer) {
-		list_del_init(&timer->entry);
-		WRITE_ONCE(timer->running_on, e);
-		smp_wmb();	/* see si_try_queue() */
-		WRITE_ONCE(timer->queued_on, NULL);
-		e->running = timer;
+		fn = timer->function;
+		WRITE_ONCE(e->running, timer);
+		e->running_fn = fn;
+		e->running_soft = soft;
+		si_lockdep_copy(&map, timer);
 	}
 	raw_spin_unlock_irq(&e->lock);
 
 	if (timer) {
-		si_call(timer, masked);
+		si_call(timer, fn, &map, soft);
 		raw_spin_lock_irq(&e->lock);
-		WRITE_ONCE(timer->running_on, NULL);
-		e->running = NULL;
+		WRITE_ONCE(e->running, NULL);
+		e->running_fn = NULL;
 		e->ran[q]++;
 		raw_spin_unlock_irq(&e->lock);
 	}
 	spin_unlock(&e->cb_lock);
 
-	if (masked)
+	if (soft)
 		si_vecmask_enable(SI_TIMER_VECTORS);
 	else
 		si_leave_softirq();
@@ -289,15 +217,12 @@ static bool si_run_one(struct si_executor *e, enum si_queue q)
 
 static int si_executor_should_run(unsigned int cpu)
 {
-	struct si_executor *e = per_cpu_ptr(&si_executors, cpu);
-
-	return !list_empty(&e->queue[SI_Q_COMPAT]) ||
-	       !list_empty(&e->queue[SI_Q_SOFT]);
+	return !si_executor_idle(si_executor_of(cpu));
 }
 
 static void si_executor_fn(unsigned int cpu)
 {
-	struct si_executor *e = per_cpu_ptr(&si_executors, cpu);
+	struct si_executor *e = si_executor_of(cpu);
 	int budget = SI_BATCH;
 
 	while (budget-- > 0) {
@@ -322,7 +247,7 @@ static void si_executor_fn(unsigned int cpu)
 
 static void si_executor_unpark(unsigned int cpu)
 {
-	struct si_executor *e = per_cpu_ptr(&si_executors, cpu);
+	struct si_executor *e = si_executor_of(cpu);
 
 	raw_spin_lock_irq(&e->lock);
 	e->parked = false;
@@ -343,49 +268,73 @@ static void si_executor_setup(unsigned int cpu)
 	si_executor_unpark(cpu);
 }
 
+/* An online executor other than @e that runs, locked (nested), or NULL. */
+static struct si_executor *si_executor_lock_heir(struct si_executor *e)
+	__acquires(heir->lock)
+{
+	unsigned int cpu;
+
+	for_each_online_cpu(cpu) {
+		struct si_executor *heir = si_executor_of(cpu);
+
+		if (heir == e)
+			continue;
+		raw_spin_lock_nested(&heir->lock, SINGLE_DEPTH_NESTING);
+		if (!heir->parked)
+			return heir;
+		raw_spin_unlock(&heir->lock);
+	}
+	return NULL;
+}
+
 /*
- * The CPU goes down (or the module unloads): callbacks already handed to
- * this executor move to a live one, as the kernel migrates the timers of a
- * dead CPU. Only one CPU parks at a time (hotplug is serialised), so taking
- * a second executor lock nested cannot deadlock.
+ * The CPU goes down: callbacks already handed to this executor move to a
+ * live one, as the kernel migrates the timers of a dead CPU. Only one CPU
+ * goes down at a time, so the nested lock cannot deadlock and an heir is
+ * found; should none be, the callbacks run here before the thread parks,
+ * never stranded.
  */
 static void si_executor_park(unsigned int cpu)
 {
-	struct si_executor *e = per_cpu_ptr(&si_executors, cpu);
-	struct si_executor *to = NULL;
-	unsigned int other;
+	struct si_executor *e = si_executor_of(cpu);
+	struct si_executor *heir = NULL;
 	int q;
 
 	raw_spin_lock_irq(&e->lock);
 	e->parked = true;
-	for_each_online_cpu(other) {
-		if (other != cpu && !per_cpu(si_executors, other).parked) {
-			to = per_cpu_ptr(&si_executors, other);
-			break;
-		}
-	}
-	if (to) {
-		raw_spin_lock_nested(&to->lock, SINGLE_DEPTH_NESTING);
+	if (!si_executor_idle(e))
+		heir = si_executor_lock_heir(e);
+	if (heir) {
 		for (q = 0; q < SI_NR_QUEUES; q++) {
 			struct si_timer *timer;
 
 			list_for_each_entry(timer, &e->queue[q], entry)
-				WRITE_ONCE(timer->queued_on, to);
-			list_splice_tail_init(&e->queue[q], &to->queue[q]);
+				si_timer_rehome(timer, heir);
+			list_splice_tail_init(&e->queue[q], &heir->queue[q]);
 		}
-		raw_spin_unlock(&to->lock);
+		raw_spin_unlock(&heir->lock);
 	}
 	raw_spin_unlock_irq(&e->lock);
-	if (to)
-		wake_up_process(per_cpu(si_executor_task, to->cpu));
+
+	if (heir) {
+		si_executor_kick(heir);
+		return;
+	}
+	if (si_executor_idle(e))
+		return;
+	pr_warn("CPU %u going down with callbacks queued and no other executor running: running them first\n",
+		cpu);
+	/* Parked: nothing new is queued here, the queue only drains. */
+	while (si_run_one(e, SI_Q_COMPAT) | si_run_one(e, SI_Q_SOFT))
+		;
 }
 
 void si_executor_show(struct seq_file *m, unsigned int cpu)
 {
-	struct si_executor *e = per_cpu_ptr(&si_executors, cpu);
+	struct si_executor *e = si_executor_of(cpu);
 	unsigned int queued[SI_NR_QUEUES] = { 0 };
 	unsigned long ran[SI_NR_QUEUES];
-	si_timer_func_t running = NULL;
+	si_timer_func_t running;
 	struct si_timer *timer;
 	bool parked;
 	int q;
@@ -396,8 +345,7 @@ void si_executor_show(struct seq_file *m, unsigned int cpu)
 			queued[q]++;
 		ran[q] = e->ran[q];
 	}
-	if (e->running)
-		running = e->running->function;
+	running = e->running_fn;
 	parked = e->parked;
 	raw_spin_unlock_irq(&e->lock);
 
@@ -427,10 +375,19 @@ int si_executors_init(int prio)
 
 	si_prio = prio;
 	for_each_possible_cpu(cpu) {
-		struct si_executor *e = per_cpu_ptr(&si_executors, cpu);
+		struct si_executor *e = si_executor_of(cpu);
 
 		raw_spin_lock_init(&e->lock);
 		spin_lock_init(&e->cb_lock);
+		/*
+		 * Compatible callbacks run under BH then cb_lock, soft-interruptible
+		 * ones under cb_lock then whatever BH section they enter: a cycle
+		 * for lockdep, which sees all CPUs' BH locks as one. Cancellers on
+		 * another CPU never deadlock on it and the same-CPU case is
+		 * refused (timer.c), so lockdep follows callbacks through each
+		 * timer's own map instead.
+		 */
+		lockdep_set_novalidate_class(&e->cb_lock);
 		for (q = 0; q < SI_NR_QUEUES; q++)
 			INIT_LIST_HEAD(&e->queue[q]);
 		/*
@@ -449,11 +406,7 @@ void si_executors_exit(void)
 
 	smpboot_unregister_percpu_thread(&si_executor_threads);
 	/* Users hold a module reference, so nothing can still be queued. */
-	for_each_possible_cpu(cpu) {
-		struct si_executor *e = per_cpu_ptr(&si_executors, cpu);
-
-		WARN_ONCE(!list_empty(&e->queue[SI_Q_COMPAT]) ||
-			  !list_empty(&e->queue[SI_Q_SOFT]),
+	for_each_possible_cpu(cpu)
+		WARN_ONCE(!si_executor_idle(si_executor_of(cpu)),
 			  "si_timer: callbacks left queued on CPU %u at unload\n", cpu);
-	}
 }

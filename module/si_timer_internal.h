@@ -3,8 +3,21 @@
 #define _SI_TIMER_INTERNAL_H
 
 #include <si_timer.h>
+#include <linux/percpu.h>
 #include <linux/spinlock.h>
 #include "compat.h"
+
+/*
+ * struct si_timer.state, guarded by the lock of the executor it names (see
+ * module/timer.c for the design): the "home" CPU in the low bits, as
+ * timer_list.flags names its base, and the timer's life in the others.
+ */
+#define SI_STATE_CPUMASK	0x0003ffffU
+#define SI_STATE_MIGRATING	0x00040000U	/* home changing: wait */
+#define SI_STATE_ARMED		0x00080000U	/* in the wheel, or its expiry being handed over */
+#define SI_STATE_QUEUED		0x00100000U	/* expired, on home's queue */
+#define SI_STATE_SHUTDOWN	0x00200000U	/* arming is a no-op */
+#define SI_STATE_PENDING	(SI_STATE_ARMED | SI_STATE_QUEUED)
 
 /* Callbacks waiting on an executor, by the mode they run in. */
 enum si_queue {
@@ -14,34 +27,61 @@ enum si_queue {
 };
 
 /*
- * One per CPU. @lock (raw: taken from the timer softirq, also on RT) guards
- * the queues, @parked, and the queued_on/running_on members of the timers
- * queued here. @cb_lock is held across each callback and nothing else:
- * a canceller that must wait for a running callback takes it, which on
- * PREEMPT_RT sleeps and boosts the executor (rt_mutex), as the kernel's
- * timer expiry_lock does.
+ * One per CPU, for every possible CPU. @lock (raw: taken from the wheel's
+ * expiry with irqs off, also on RT) guards the queues, @parked, @running
+ * and the state of every timer whose home this is. @cb_lock is held
+ * across each callback and nothing else: a canceller waits for a running
+ * callback by taking it, which on PREEMPT_RT sleeps and boosts the
+ * executor (rt_mutex), as the kernel's timer expiry_lock does.
  */
 struct si_executor {
 	raw_spinlock_t		lock;
 	struct list_head	queue[SI_NR_QUEUES];
 	bool			parked;
 	unsigned int		cpu;
-	spinlock_t		cb_lock;	/* held across each callback */
-	struct si_timer		*running;
+	spinlock_t		cb_lock;
+	/* The callback running now: compared, never dereferenced. */
+	const struct si_timer	*running;
+	si_timer_func_t		running_fn;
+	bool			running_soft;
 	unsigned long		ran[SI_NR_QUEUES];
 };
 
+DECLARE_PER_CPU(struct si_executor, si_executors);
+
+static inline struct si_executor *si_executor_of(unsigned int cpu)
+{
+	return per_cpu_ptr(&si_executors, cpu);
+}
+
+static inline enum si_queue si_queue_of(const struct si_timer *timer)
+{
+	return timer->flags & SI_TIMER_SOFTINTERRUPTIBLE ? SI_Q_SOFT : SI_Q_COMPAT;
+}
+
+/* executor.c */
 int si_executors_init(int prio);
 void si_executors_exit(void);
-void si_executor_queue(struct si_timer *timer);
-int si_executor_dequeue(struct si_timer *timer);
-int si_executor_try_dequeue(struct si_timer *timer);
-int si_executor_wait_running(struct si_timer *timer);
-bool si_executor_running_self(const struct si_timer *timer);
+struct si_executor *si_executor_current(void);
+struct si_executor *si_executor_lock_live(unsigned int cpu);
+void si_executor_kick(struct si_executor *e);
+void si_executor_wait_callback(struct si_executor *e);
+
+/* timer.c: the executor takes a queued timer to run it. */
+struct si_timer *si_timer_take_queued(struct si_executor *e, enum si_queue q);
+void si_timer_rehome(struct si_timer *timer, struct si_executor *to);
 
 struct seq_file;
 void si_executor_show(struct seq_file *m, unsigned int cpu);
 void si_debugfs_init(void);
 void si_debugfs_exit(void);
+
+/* A copy of the timer's lockdep map, valid after its callback freed it. */
+static inline void si_lockdep_copy(struct lockdep_map *to, struct si_timer *timer)
+{
+#ifdef CONFIG_LOCKDEP
+	lockdep_copy_map(to, &timer->lockdep_map);
+#endif
+}
 
 #endif /* _SI_TIMER_INTERNAL_H */
