@@ -135,11 +135,16 @@ t_reload_3_times() {
 }
 
 # Test modules: loaded one at a time on a fresh si_timer; module_init prints
-# the KTAP document and returns 0, then the module is removed again.
+# the KTAP document and returns 0, then the module is removed again. The
+# module's expected WARNs must have come by the time insmod returns
+# (SI_EXPECT_END, see ktap.py).
 run_test_module() {
-	local t=$1
+	local t=$1 rc
 	load "$SI" || return 1
-	if ! load "/si/$t.ko"; then
+	load "/si/$t.ko"
+	rc=$?
+	say "# SI_EXPECT_END $t"
+	if [ $rc != 0 ]; then
 		unload si_timer
 		return 1
 	fi

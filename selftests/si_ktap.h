@@ -16,7 +16,8 @@
  * in si_ktap_why); SI_CHECKED() (si_test.h) makes one from a void body.
  * Before triggering a WARN on purpose, a case calls si_ktap_expect_warn()
  * with a substring of the warning's text: the harness then accepts exactly
- * one such WARNING splat, and fails if it never comes.
+ * one such WARNING splat, and fails if it never comes before insmod of the
+ * module returns (the expectation is the module's, see ktap.py).
  *
  * The lines are printed with pr_info() and must reach the console exactly
  * as KTAP has them: a test module must not define pr_fmt (which would
