@@ -10,7 +10,6 @@
 #include <linux/bottom_half.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
-#include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/kthread.h>
@@ -32,37 +31,7 @@ static unsigned int bench_iters = 100000;
 module_param(bench_iters, uint, 0444);
 MODULE_PARM_DESC(bench_iters, "TIMER dispatches timed by the cost test (0: skip)");
 
-#define SI_PARAM_DIR "/sys/module/si_timer/parameters/"
-
 static bool vt_active;		/* si_vecmask_available() at load */
-
-/*
- * Read a parameter of si_timer into @buf, without the newline. A failure
- * fails the test: false.
- */
-static bool vt_read_param(const char *name, char *buf, size_t len)
-{
-	char path[96];
-	struct file *f;
-	loff_t pos = 0;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), SI_PARAM_DIR "%s", name);
-	f = filp_open(path, O_RDONLY, 0);
-	if (IS_ERR(f)) {
-		si_fail("opening %s: %ld", path, PTR_ERR(f));
-		return false;
-	}
-	n = kernel_read(f, buf, len - 1, &pos);
-	filp_close(f, NULL);
-	if (n < 0) {
-		si_fail("reading %s: %zd", path, n);
-		return false;
-	}
-	buf[n] = '\0';
-	strim(buf);
-	return true;
-}
 
 /* Timers, tasklet and counters shared with the callbacks. */
 static struct {
@@ -152,8 +121,8 @@ SI_CHECKED(t_sysfs_state)
 {
 	char mode[16], active[8];
 
-	if (!vt_read_param("vecmask", mode, sizeof(mode)) ||
-	    !vt_read_param("vecmask_active", active, sizeof(active)))
+	if (!si_test_read_param("vecmask", mode, sizeof(mode)) ||
+	    !si_test_read_param("vecmask_active", active, sizeof(active)))
 		return;
 	si_diag("vecmask=%s vecmask_active=%s", mode, active);
 	SI_CHECK(!strcmp(mode, "auto") || !strcmp(mode, "on") ||
@@ -172,8 +141,8 @@ SI_CHECKED(t_available_matches_mode)
 	char mode[16], fail_hook[64];
 	bool avail;
 
-	if (!vt_read_param("vecmask", mode, sizeof(mode)) ||
-	    !vt_read_param("vecmask_test_fail_hook", fail_hook, sizeof(fail_hook)))
+	if (!si_test_read_param("vecmask", mode, sizeof(mode)) ||
+	    !si_test_read_param("vecmask_test_fail_hook", fail_hook, sizeof(fail_hook)))
 		return;
 	avail = si_vecmask_available();
 	si_diag("vecmask=%s vecmask_test_fail_hook='%s' available=%d",
