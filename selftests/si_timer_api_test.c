@@ -1110,6 +1110,20 @@ static bool sto_watch(void)
 	return true;
 }
 
+/*
+ * Forget what happened so far: right before the sleep, when the sleeper
+ * runs and so cannot be woken (creating the waker thread, registering the
+ * probes may have woken it).
+ */
+static void sto_reset(void)
+{
+	atomic_set(&sto.expiries, 0);
+	atomic_set(&sto.wakes, 0);
+	sto.waker = NULL;
+	strscpy(sto.waker_comm, "-", sizeof(sto.waker_comm));
+	smp_mb();			/* the above before the sleep's state */
+}
+
 static void sto_unwatch(void)
 {
 	tracepoint_probe_unregister(sto.sched_waking, sto_waking, NULL);
@@ -1162,6 +1176,7 @@ static void sto_sleep_check(signed long (*sleep)(signed long), const char *name)
 
 	if (!sto_watch())
 		return;
+	sto_reset();
 	j0 = jiffies;
 	ret = sleep(20);
 	slept = jiffies - j0;
@@ -1223,6 +1238,7 @@ SI_CHECKED(t_schedule_timeout_interruptible_woken)
 		sto_unwatch();
 		return;
 	}
+	sto_reset();
 	j0 = jiffies;
 	ret = si_schedule_timeout_interruptible(HZ);
 	slept = jiffies - j0;
@@ -1242,7 +1258,7 @@ SI_CHECKED(t_schedule_timeout_interruptible_woken)
 	 */
 	SI_CHECK(ret >= HZ - (long)slept - 1 && ret <= HZ - (long)slept + SLACK_J,
 		 "returned %ld after %lu jiffies", ret, slept);
-	SI_CHECK(sto.waker == task, "woken first by %s, not the waker thread",
+	SI_CHECK(sto.waker == task, "woken first by %s, not by the waker thread",
 		 sto.waker_comm);
 	SI_CHECK(!atomic_read(&sto.expiries),
 		 "the cancelled wake-up timer ran %d times", atomic_read(&sto.expiries));
