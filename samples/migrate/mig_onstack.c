@@ -32,7 +32,7 @@ static void mig_onstack_fn(struct timer_list *t)
 
 	get_task_comm(ran_on, current);
 	/* Compatible mode keeps this true, as in the TIMER softirq. */
-	in_softirq_ctx = in_serving_softirq();
+	in_softirq_ctx = !!in_serving_softirq();
 	WRITE_ONCE(fired, fired + 1);
 	complete(&w->done);
 }
