@@ -32,6 +32,9 @@ for d in /lib/modules/*; do
 	case ${d##*/} in "$OLD" | "$NEW") ;; *) rm -rf "$d" ;; esac
 done
 mv "/lib/modules/$NEW/build" "/lib/modules/$NEW/build.not-yet"
+# The kernels' own modules only make each of DKMS's depmod runs long (a
+# minute on a loaded 2-core host); the VM loads none of them.
+rm -rf "/lib/modules/$OLD/kernel" "/lib/modules/$NEW/kernel"
 rm -rf /var/lib/dkms/si_timer* /usr/src/si_timer* /usr/share/si_timer /etc/dkms/no-autoinstall
 
 # dkms_installed MODULE VERSION KVER: DKMS says installed and the .ko is there,
@@ -77,7 +80,7 @@ t_built_for_old_kernel() { dkms_installed si_timer "$ver" "$OLD"; }
 t_nothing_built_without_headers() {
 	local st
 	st=$(dkms status -m si_timer -k "$NEW")
-	[ -z "$st" ] || fail "built for $NEW whose headers are not installed: $st"
+	! echo "$st" | grep -q 'built\|installed' || fail "built for $NEW whose headers are not installed: $st"
 }
 t_header_symvers_snippet_installed() {
 	local sv=/var/lib/dkms/si_timer/kernel-$OLD-$arch/Module.symvers
