@@ -5,9 +5,10 @@
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 PWD := $(CURDIR)
-# Kernels booted by `make check` (scripts/vm.sh resolves the names) and by
+# Kernels booted by `make check` (scripts/vm.sh resolves the names; "dkms" is
+# the DKMS and migration-kit step, selftests/dkms_test.sh) and by
 # `make run` / `make shell`; seconds a boot may take before it fails.
-KERNELS ?= 6.1-rt 6.12-rt 6.1 debug-rt
+KERNELS ?= 6.1-rt 6.12-rt 6.1 debug-rt dkms
 RUN_KERNEL ?= 6.12-rt
 BOOT_TIMEOUT ?= 300
 export SI_BOOT_TIMEOUT := $(BOOT_TIMEOUT)

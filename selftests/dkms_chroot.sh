@@ -148,6 +148,7 @@ tests="apt_install_deb built_for_old_kernel nothing_built_without_headers
 	header_symvers_snippet_installed dependent_installed_old_kernel depmod_dependency_old_kernel
 	migrated_build_old_kernel kernel_update_rebuilds_both depmod_dependency_new_kernel
 	migrated_build_new_kernel collect_installed_modules apt_remove make_dkms_install make_dkms_remove"
+# shellcheck disable=SC2086
 set -- $tests
 say "KTAP version 1"
 say "# Subtest: si_timer_dkms"

@@ -15,10 +15,12 @@
 #
 #   dkms_test.sh [OLD NEW]   kernel names of scripts/vm.sh (6.1-rt 6.12-rt)
 # Logs: build/logs/dkms.log (host side), build/logs/dkms-<name>.log (consoles).
+# The t_* functions are called through ktap().
+# shellcheck disable=SC2317
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 OLD_NAME=${1:-6.1-rt} NEW_NAME=${2:-6.12-rt}
 out=$top/build/dkms
 LOG=$top/build/logs/dkms.log
@@ -72,8 +74,9 @@ t_flags_mapped() {
 	grep -q 'SI_TIMER_DEFERRABLE' "$mig/mig_array.c" && grep -q 'SI_TIMER_PINNED' "$mig/mig_static.c" ||
 		fail "TIMER_PINNED/TIMER_DEFERRABLE not mapped"
 }
-# shellcheck disable=SC2086
+# shellcheck disable=SC2046,SC2086
 ktap si_timer_migrate $(printf 'convert_%s ' $samples) reconvert_changes_nothing flags_mapped
+# shellcheck disable=SC2086
 printf 'include /usr/share/si_timer/si_timer.mk\nobj-m := %s\n' \
 	"$(printf '%s.o ' $samples)" > "$mig/Kbuild"
 

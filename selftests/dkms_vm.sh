@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=dash
+# shellcheck disable=SC2154 # mods, why: set by init.sh
 #
 # Sourced by /init (selftests/init.sh, si_mode=script) in the VM that
 # selftests/dkms_test.sh packs: /lib/modules/<release>/updates/dkms/ holds
@@ -25,9 +26,9 @@ ran_on_executor() {
 
 t_installed_version() {
 	local have
-	have=$(modinfo -F version "$(ls $dkms_dir/si_timer.ko* | head -n1)")
+	have=$(modinfo -F version "$(ls "$dkms_dir"/si_timer.ko* | head -n1)")
 	[ "$have" = "$(cat /si/version)" ] || { why="installed si_timer is '$have', want $(cat /si/version)"; return 1; }
-	diag "$(ls $dkms_dir)"
+	diag "$(ls "$dkms_dir")"
 }
 t_modprobe_dependent() {
 	kprobes > /tmp/kprobes.base

@@ -27,7 +27,7 @@ struct mig_nic {
 	struct mig_queue queues[MIG_QUEUES];
 	struct net_device *ndev;
 	struct napi_struct napi;
-	spinlock_t stats_lock;
+	spinlock_t stats_lock;	/* kicks; taken by the queue timers only */
 	unsigned long kicks;
 };
 

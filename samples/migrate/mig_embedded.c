@@ -17,7 +17,7 @@
 #define MIG_RUNS 3
 
 struct mig_dev {
-	spinlock_t lock;
+	spinlock_t lock;	/* events; timer and tasklet */
 	struct timer_list timer;
 	struct tasklet_struct tasklet;
 	unsigned int events;
