@@ -64,7 +64,7 @@ for f in "${files[@]}"; do
 done
 # What the semantic patch cannot convert is left for the author, named.
 left=$(grep -nE '\btimer_list\b|\b(TIMER_IRQSAFE|setup_timer|init_timer[a-z_]*|__init_timer[a-z_]*)\b' \
-	"${files[@]}" 2>/dev/null || true)
+	"${files[@]}" 2>/dev/null | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/?\*|//)' || true)
 if [ -n "$left" ] && [ -z "$diff_only" ]; then
 	echo "si-migrate: left for you to convert by hand:" >&2
 	echo "$left" >&2

@@ -25,10 +25,12 @@ Verdict: keep_compatible > needs_bh > safe, the worst evidence wins.
 
 It reads C text with regular expressions, not a compiler: locks are matched
 by the last member name of their expression (&dev->lock and &priv->lock
-are both "lock"), calls through function pointers are not followed, and
-"safe" means no evidence was found, not a proof. Read the evidence.
+are both "lock"), softirq handlers are those registered in the callback's
+directory (--tree-wide: anywhere), calls are followed through the given
+sources but not through function pointers, and "safe" means no evidence was
+found, not a proof. Read the evidence.
 
-usage: si-timer-audit.py [--format=text|tsv] FILE|DIR...
+usage: si-timer-audit.py [--format=text|tsv] [--tree-wide] FILE|DIR...
 """
 import argparse
 import os
@@ -152,10 +154,15 @@ class Tree:
             else:
                 self.files[p] = os.path.basename(p)
         self.text = {f: strip_comments(open(f, errors="replace").read()) for f in self.files}
-        self.funcs = {}
+        self.defs = {}      # name -> [Func], static functions may repeat across files
         for f, t in self.text.items():
             for fn in functions(f, t):
-                self.funcs.setdefault(fn.name, fn)
+                self.defs.setdefault(fn.name, []).append(fn)
+
+    def func(self, name, path=None):
+        """The definition of name, preferring the one in file path."""
+        defs = self.defs.get(name, [])
+        return next((d for d in defs if d.path == path), defs[0] if defs else None)
 
     def line(self, fn, pos):
         return fn.line + fn.body.count("\n", 0, pos)
@@ -163,40 +170,44 @@ class Tree:
     def where(self, fn, pos):
         return "%s:%d" % (self.files[fn.path], self.line(fn, pos))
 
-    def reach(self, name):
-        """The function and every function of the tree it calls, directly or not."""
-        seen, todo = [], [name]
+    def reach(self, name, path):
+        """The function (defined in path, or elsewhere in the tree) and every
+        function of the tree it calls, directly or not."""
+        seen, todo = [], [(name, path)]
         while todo:
-            n = todo.pop()
-            if n in seen or n not in self.funcs:
+            n, p = todo.pop()
+            fn = self.func(n, p)
+            if fn is None or fn in seen:
                 continue
-            seen.append(n)
-            todo += [c for c in CALL.findall(self.funcs[n].body) if c in self.funcs]
+            seen.append(fn)
+            todo += [(c, fn.path) for c in CALL.findall(fn.body) if c in self.defs]
         return seen
 
     def registrations(self):
+        """Timer callbacks and softirq handlers, keyed by (name, file of
+        the registration)."""
         timers, softirq = {}, {}
         for f, t in self.text.items():
             for m in TIMER_SETUP.finditer(t):
                 args = split_args(m.group("args"))
                 if len(args) >= 2 and re.fullmatch(r"\w+", args[1]):
                     flags = args[2] if len(args) > 2 else ""
-                    timers.setdefault(args[1], (m.group("api"), flags))
+                    timers.setdefault((args[1], f), (m.group("api"), flags))
             for m in DEFINE_TIMER.finditer(t):
-                timers.setdefault(m.group("fn"), (m.group("api"), ""))
+                timers.setdefault((m.group("fn"), f), (m.group("api"), ""))
             for m in NAPI_ADD.finditer(t):
                 args = split_args(m.group("args"))
                 if len(args) >= 3 and re.fullmatch(r"\w+", args[2]):
-                    softirq[args[2]] = "NAPI poll"
+                    softirq[(args[2], f)] = "NAPI poll"
             for m in TASKLET.finditer(t):
-                softirq[m.group("fn") or m.group("fn2")] = "tasklet"
+                softirq[(m.group("fn") or m.group("fn2"), f)] = "tasklet"
         return timers, softirq
 
-    def locks(self, name):
-        """(key, expr, function, plain?, where) of each lock taken."""
+    def locks(self, name, path):
+        """(key, expr, function, call, plain?, where) of each lock taken."""
         out = []
-        for n in self.reach(name):
-            fn = self.funcs[n]
+        for fn in self.reach(name, path):
+            n = fn.name
             for m in LOCK_CALL.finditer(fn.body):
                 args = call_args(fn.body, m.end() - 1)
                 call = m.group("fn")
@@ -213,10 +224,10 @@ class Tree:
                             self.where(fn, m.start())))
         return out
 
-    def matches(self, name, rx, group=None):
+    def matches(self, name, path, rx, group=None):
         out = []
-        for n in self.reach(name):
-            fn = self.funcs[n]
+        for fn in self.reach(name, path):
+            n = fn.name
             for m in rx.finditer(fn.body):
                 val = m.group(group) if group else m.group(1)
                 if group == "v":
@@ -225,53 +236,61 @@ class Tree:
         return out
 
 
-def audit(tree):
+def audit(tree, tree_wide=False):
     timers, softirq = tree.registrations()
-    report = []
-    for cb, (api, flags) in sorted(timers.items()):
-        if cb not in tree.funcs:
+    report, done = [], set()
+    for (cb, path), (api, flags) in sorted(timers.items()):
+        fcb = tree.func(cb, path)
+        if fcb is None or fcb in done:
             continue
+        done.add(fcb)
         ev, verdict = [], "safe"
 
         def worse(v):
             return v if RANK[v] > RANK[verdict] else verdict
-        for key, expr, fn, call, plain, where in tree.locks(cb):
+
+        # Handlers of the same directory (the driver), or of the whole tree.
+        def near(regs):
+            return sorted((k, v) for k, v in regs.items()
+                          if tree_wide or os.path.dirname(k[1]) == os.path.dirname(path))
+        for key, expr, fn, call, plain, where in tree.locks(cb, path):
             if not plain:
                 continue
-            for other, kind in sorted(softirq.items()):
-                hits = [l for l in tree.locks(other) if l[0] == key]
+            for (other, opath), kind in near(softirq):
+                hits = [l for l in tree.locks(other, opath) if l[0] == key]
                 if hits:
                     ev.append(("needs_bh", "%s() takes %s at %s%s; %s %s() takes it too (%s() at %s)"
                                % (call, expr, where, "" if fn == cb else " (in %s())" % fn,
                                   kind, other, hits[0][3], hits[0][5])))
                     verdict = worse("needs_bh")
-            for other in sorted(timers):
-                if other == cb or other not in tree.funcs:
+            for (other, opath), _ in near(timers):
+                ofn = tree.func(other, opath)
+                if ofn is None or ofn is fcb:
                     continue
-                hits = [l for l in tree.locks(other) if l[0] == key]
+                hits = [l for l in tree.locks(other, opath) if l[0] == key]
                 if hits:
                     ev.append(("info", "%s() takes %s at %s; timer callback %s() takes it too: "
                                "no _bh needed for that pair, the timer vectors stay masked"
                                % (call, expr, where, other)))
-        for var, fn, where, text in tree.matches(cb, PERCPU, "v"):
-            for other, kind in sorted(softirq.items()):
-                hits = [h for h in tree.matches(other, PERCPU, "v") if h[0] == var]
+        for var, fn, where, text in tree.matches(cb, path, PERCPU, "v"):
+            for (other, opath), kind in near(softirq):
+                hits = [h for h in tree.matches(other, opath, PERCPU, "v") if h[0] == var]
                 if hits:
                     ev.append(("keep_compatible", "%s(%s) at %s; %s %s() touches it too (%s)"
                                % (text.split("(")[0], var, where, kind, other, hits[0][2])))
                     verdict = worse("keep_compatible")
-        for what, fn, where, text in tree.matches(cb, CONTEXT):
+        for what, fn, where, text in tree.matches(cb, path, CONTEXT):
             ev.append(("keep_compatible", "%s() at %s: assumes softirq context" % (what, where)))
             verdict = worse("keep_compatible")
-        for what, fn, where, text in tree.matches(cb, RAISE):
-            body = tree.funcs[fn].body
-            off = tree.funcs[fn]
-            pos = [m.start() for m in RAISE.finditer(body) if tree.where(off, m.start()) == where][0]
-            if not bh_disabled_at(body, pos):
-                ev.append(("needs_bh", "%s() at %s raises a softirq with bottom halves enabled: "
-                           "wrap it in local_bh_disable()/local_bh_enable()" % (what, where)))
-                verdict = worse("needs_bh")
-        where = tree.where(tree.funcs[cb], 0)
+        for f in tree.reach(cb, path):
+            for m in RAISE.finditer(f.body):
+                if not bh_disabled_at(f.body, m.start()):
+                    ev.append(("needs_bh", "%s() at %s%s raises a softirq with bottom halves "
+                               "enabled: wrap it in local_bh_disable()/local_bh_enable()"
+                               % (m.group(1), tree.where(f, m.start()),
+                                  "" if f is fcb else " (in %s())" % f.name)))
+                    verdict = worse("needs_bh")
+        where = tree.where(fcb, 0)
         opted = "SI_TIMER_SOFTINTERRUPTIBLE" in flags
         report.append((where.split(":")[0], cb, verdict, where, api, opted, ev))
     return report
@@ -281,12 +300,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--format", choices=("text", "tsv"), default="text")
+    ap.add_argument("--tree-wide", action="store_true",
+                    help="match softirq handlers of every directory, not only the callback's")
     ap.add_argument("paths", nargs="+")
     args = ap.parse_args()
     for p in args.paths:
         if not os.path.exists(p):
             sys.exit("si-timer-audit: %s: no such file or directory" % p)
-    rep = audit(Tree(args.paths))
+    rep = audit(Tree(args.paths), args.tree_wide)
     if args.format == "tsv":
         for path, cb, verdict, where, api, opted, ev in rep:
             print("%s\t%s\t%s\t%d" % (path, cb, verdict, sum(e[0] != "info" for e in ev)))

@@ -2,14 +2,14 @@
 /*
  * Migration sample: a static DEFINE_TIMER armed by setting .expires and
  * calling add_timer(), plus a pinned timer started with add_timer_on().
- * The callbacks only touch atomics (audit verdict: safe).
+ * The callbacks only touch atomics (audit verdict: safe). It gets
+ * <linux/timer.h> through other headers: the converter adds <si_timer.h>.
  */
 #include <linux/module.h>
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/jiffies.h>
 #include <linux/sched.h>
-#include <linux/timer.h>
 
 static int fired;
 module_param(fired, int, 0444);
