@@ -24,7 +24,7 @@ ver=$(bash "$top/scripts/dkms.sh" version)
 arch=$(uname -m)
 say() { echo "$*" >&3; }
 diag() { [ -z "$*" ] || echo "$*" | while IFS= read -r l; do say "# $l"; done; }
-step() { echo "=== $*"; }
+step() { echo "=== $(date +%T) $*"; }
 fail() { why="$*"; return 1; }
 
 # The box before the test: only OLD and NEW, NEW without headers, no DKMS state.
@@ -158,5 +158,12 @@ for t in "$@"; do
 	i=$((i + 1))
 	why=
 	step "t_$t"
-	if "t_$t"; then say "ok $i $t"; else diag "$why"; say "not ok $i $t"; fi
+	t0=$(date +%s)
+	if "t_$t"; then
+		diag "$t: $(($(date +%s) - t0)) s"
+		say "ok $i $t"
+	else
+		diag "$why"
+		say "not ok $i $t"
+	fi
 done
