@@ -30,6 +30,7 @@
 #ifndef _SI_TEST_H
 #define _SI_TEST_H
 
+#include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/fs.h>
@@ -137,6 +138,14 @@ static inline void si_test_begin(void)
 		}							\
 		__ok;							\
 	})
+
+/* The next online CPU after @cpu (-1: none), where a test puts its partners. */
+static inline int si_test_next_cpu(int cpu)
+{
+	unsigned int next = cpu < 0 ? nr_cpu_ids : cpumask_next(cpu, cpu_online_mask);
+
+	return next < nr_cpu_ids ? next : -1;
+}
 
 /*
  * Busy-wait @us microseconds by the clock, in callbacks that must not

@@ -1866,11 +1866,8 @@ static void si_api_main(void *unused)
 
 static int __init si_timer_api_init(void)
 {
-	unsigned int next;
-
 	home_cpu = cpumask_first(cpu_online_mask);
-	next = cpumask_next(home_cpu, cpu_online_mask);
-	other_cpu = next < nr_cpu_ids ? next : -1;
+	other_cpu = si_test_next_cpu(home_cpu);
 	return si_ktap_run_on_cpu(home_cpu, si_api_main, NULL, false, 0);
 }
 

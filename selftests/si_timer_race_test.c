@@ -224,6 +224,20 @@ static struct si_hold * const holds[] = {
 		__ok;							\
 	})
 
+/*
+ * The end of a loop of rounds: none went wrong, and the window was reached
+ * in at least half of them (a loop stopped early by bad rounds counts the
+ * rounds it made).
+ */
+static void race_verdict(const char *how, int rounds, const char *window, int reached,
+			 const char *wrong, int bad)
+{
+	si_diag("%s: %d rounds, %s: %d", how, rounds, window, reached);
+	SI_CHECK(!bad, "%s: %d rounds %s", how, bad, wrong);
+	SI_CHECK(reached >= (rounds + 1) / 2, "%s: window reached %d of %d rounds",
+		 how, reached, rounds);
+}
+
 static bool need_other_cpu(void)
 {
 	if (other_cpu < 0)
@@ -392,10 +406,8 @@ static void delete_sync_vs_rearm(unsigned int flags, bool shutdown,
 		}
 		si_timer_shutdown_sync(&r.timer);
 	}
-	si_diag("%s: %d rounds, re-armed inside the delete %d times", how, round, reached);
-	SI_CHECK(!bad, "%s: %d rounds left the timer armed or running", how, bad);
-	SI_CHECK(reached >= (round + 1) / 2, "%s: window reached %d of %d rounds",
-		 how, reached, round);
+	race_verdict(how, round, "re-armed inside the delete", reached,
+		     "left the timer armed or running", bad);
 }
 
 SI_CHECKED(t_delete_sync_vs_self_rearm)
@@ -701,11 +713,8 @@ static void rearm_vs_delete(bool pending_only, const char *how)
 		SI_CHECK(atomic_read(&v.runs) == 1, "%s round %d: the cancelled expiry ran",
 			 how, round);
 	}
-	si_diag("%s: %d rounds, delete made while the re-arm was held in mod_timer(): %d",
-		how, round, reached);
-	SI_CHECK(!bad, "%s: %d rounds not atomic", how, bad);
-	SI_CHECK(reached >= (round + 1) / 2, "%s: window reached %d of %d rounds",
-		 how, reached, round);
+	race_verdict(how, round, "delete made while the re-arm was held in mod_timer()",
+		     reached, "not atomic", bad);
 }
 
 SI_CHECKED(t_rearm_queued_vs_delete)
@@ -795,10 +804,7 @@ static void at_handover(enum handover_call call, const char *how)
 		}
 		si_timer_shutdown_sync(&v.timer);
 	}
-	si_diag("%s: %d rounds, made during the handover %d times", how, round, reached);
-	SI_CHECK(!bad, "%s: %d rounds went wrong", how, bad);
-	SI_CHECK(reached >= (round + 1) / 2, "%s: window reached %d of %d rounds",
-		 how, reached, round);
+	race_verdict(how, round, "made during the handover", reached, "went wrong", bad);
 }
 
 SI_CHECKED(t_calls_at_handover)
@@ -1020,15 +1026,9 @@ static void si_race_main(void *unused)
 
 static int __init si_race_init(void)
 {
-	unsigned int next;
-
 	home_cpu = cpumask_first(cpu_online_mask);
-	next = cpumask_next(home_cpu, cpu_online_mask);
-	other_cpu = next < nr_cpu_ids ? next : -1;
-	if (other_cpu >= 0) {
-		next = cpumask_next(other_cpu, cpu_online_mask);
-		third_cpu = next < nr_cpu_ids ? next : -1;
-	}
+	other_cpu = si_test_next_cpu(home_cpu);
+	third_cpu = si_test_next_cpu(other_cpu);
 	return si_ktap_run_on_cpu(home_cpu, si_race_main, NULL, false, 0);
 }
 
