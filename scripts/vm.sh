@@ -108,7 +108,8 @@ prepare() {
 # that only registers and unregisters an ftrace kprobe on run_timer_softirq
 # took 6.1-rt down at cycle 351, 6.1 at 208, 6.12-rt at 1048, under host
 # load; single-threaded: none in 2551, 3000 and 1796 cycles). SI_VM_ACCEL
-# overrides it.
+# overrides it. SI_QEMU_ARGS adds QEMU options (e.g. "-icount shift=0,sleep=off"
+# for instruction-counted timings).
 SI_VM_ACCEL=${SI_VM_ACCEL:-tcg,thread=single}
 boot() {
 	local name=$1 mode=$2 loglevel=7
@@ -117,7 +118,7 @@ boot() {
 	. "build/$name/boot.env"
 	[ "$mode" = check ] || loglevel=5	# run/shell: only warnings and worse
 	exec qemu-system-x86_64 -accel "$SI_VM_ACCEL" -smp "${SI_VM_CPUS:-4}" -m 1G \
-		-nographic -no-reboot -nic none -kernel "$BZIMAGE" -initrd "$INITRD" \
+		-nographic -no-reboot -nic none ${SI_QEMU_ARGS:-} -kernel "$BZIMAGE" -initrd "$INITRD" \
 		-append "console=ttyS0 tsc=reliable panic=-1 sysrq_always_enabled printk.devkmsg=on loglevel=$loglevel si_mode=$mode ${SI_APPEND:-}"
 }
 
