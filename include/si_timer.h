@@ -55,6 +55,7 @@ struct si_timer {
 	u32			flags;
 	/* private: see module/timer.c */
 	u32			state;
+	unsigned long		armed_at;	/* caller of the last arming call */
 	struct timer_list	wheel;
 	struct list_head	entry;
 	struct lockdep_map	lockdep_map;	/* empty without CONFIG_LOCKDEP */

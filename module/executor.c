@@ -193,6 +193,7 @@ static bool si_run_one(struct si_executor *e, enum si_queue q)
 		fn = timer->function;
 		WRITE_ONCE(e->running, timer);
 		e->running_fn = fn;
+		e->running_armed_at = timer->armed_at;
 		e->running_soft = soft;
 		si_lockdep_copy(&map, timer);
 	}
@@ -390,6 +391,7 @@ int si_executors_init(int prio)
 		lockdep_set_novalidate_class(&e->cb_lock);
 		for (q = 0; q < SI_NR_QUEUES; q++)
 			INIT_LIST_HEAD(&e->queue[q]);
+		INIT_LIST_HEAD(&e->armed);
 		/*
 		 * Not parked: a CPU coming online may expire timers before its
 		 * executor's first run; they wait on its queue until then.
@@ -405,8 +407,14 @@ void si_executors_exit(void)
 	unsigned int cpu;
 
 	smpboot_unregister_percpu_thread(&si_executor_threads);
-	/* Users hold a module reference, so nothing can still be queued. */
-	for_each_possible_cpu(cpu)
+	/*
+	 * Users hold a module reference, and unload.c cancelled what each
+	 * left behind, so nothing can still be queued or armed.
+	 */
+	for_each_possible_cpu(cpu) {
 		WARN_ONCE(!si_executor_idle(si_executor_of(cpu)),
 			  "si_timer: callbacks left queued on CPU %u at unload\n", cpu);
+		WARN_ONCE(!list_empty(&si_executor_of(cpu)->armed),
+			  "si_timer: timers left armed on CPU %u at unload\n", cpu);
+	}
 }

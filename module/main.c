@@ -40,6 +40,12 @@ static int __init si_timer_init(void)
 		si_vecmask_exit();
 		return ret;
 	}
+	ret = si_unload_init();
+	if (ret) {
+		si_executors_exit();
+		si_vecmask_exit();
+		return ret;
+	}
 	si_debugfs_init();
 	pr_info("version %s loaded, executors at %s %d\n", SI_TIMER_VERSION,
 		prio ? "SCHED_FIFO" : "SCHED_OTHER", prio);
@@ -49,6 +55,7 @@ static int __init si_timer_init(void)
 static void __exit si_timer_exit(void)
 {
 	si_debugfs_exit();
+	si_unload_exit();
 	si_executors_exit();
 	si_vecmask_exit();
 	pr_info("unloaded\n");

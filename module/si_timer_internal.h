@@ -28,8 +28,10 @@ enum si_queue {
 
 /*
  * One per CPU, for every possible CPU. @lock (raw: taken from the wheel's
- * expiry with irqs off, also on RT) guards the queues, @parked, @running
- * and the state of every timer whose home this is. @cb_lock is held
+ * expiry with irqs off, also on RT) guards the queues, @armed, @parked,
+ * @running and the state of every timer whose home this is. @armed lists
+ * the ARMED timers of this home (through timer->entry, which a QUEUED one
+ * uses for its queue), so that unload.c finds them when their module goes. @cb_lock is held
  * across each callback and nothing else: a canceller waits for a running
  * callback by taking it, which on PREEMPT_RT sleeps and boosts the
  * executor (rt_mutex), as the kernel's timer expiry_lock does.
@@ -37,12 +39,14 @@ enum si_queue {
 struct si_executor {
 	raw_spinlock_t		lock;
 	struct list_head	queue[SI_NR_QUEUES];
+	struct list_head	armed;
 	bool			parked;
 	unsigned int		cpu;
 	spinlock_t		cb_lock;
 	/* The callback running now: compared, never dereferenced. */
 	const struct si_timer	*running;
 	si_timer_func_t		running_fn;
+	unsigned long		running_armed_at;
 	bool			running_soft;
 	unsigned long		ran[SI_NR_QUEUES];
 };
@@ -70,6 +74,12 @@ void si_executor_wait_callback(struct si_executor *e);
 /* timer.c: the executor takes a queued timer to run it. */
 struct si_timer *si_timer_take_queued(struct si_executor *e, enum si_queue q);
 void si_timer_rehome(struct si_timer *timer, struct si_executor *to);
+/* timer.c: unload.c takes a pending timer off its home's lists for good. */
+void si_timer_evict(struct si_timer *timer);
+
+/* unload.c */
+int si_unload_init(void);
+void si_unload_exit(void);
 
 struct seq_file;
 void si_executor_show(struct seq_file *m, unsigned int cpu);
