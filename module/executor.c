@@ -391,7 +391,7 @@ int si_executors_init(int prio)
 		lockdep_set_novalidate_class(&e->cb_lock);
 		for (q = 0; q < SI_NR_QUEUES; q++)
 			INIT_LIST_HEAD(&e->queue[q]);
-		INIT_LIST_HEAD(&e->armed);
+		INIT_HLIST_HEAD(&e->armed);
 		/*
 		 * Not parked: a CPU coming online may expire timers before its
 		 * executor's first run; they wait on its queue until then.
@@ -414,7 +414,7 @@ void si_executors_exit(void)
 	for_each_possible_cpu(cpu) {
 		WARN_ONCE(!si_executor_idle(si_executor_of(cpu)),
 			  "si_timer: callbacks left queued on CPU %u at unload\n", cpu);
-		WARN_ONCE(!list_empty(&si_executor_of(cpu)->armed),
+		WARN_ONCE(!hlist_empty(&si_executor_of(cpu)->armed),
 			  "si_timer: timers left armed on CPU %u at unload\n", cpu);
 	}
 }

@@ -30,8 +30,9 @@ enum si_queue {
  * One per CPU, for every possible CPU. @lock (raw: taken from the wheel's
  * expiry with irqs off, also on RT) guards the queues, @armed, @parked,
  * @running and the state of every timer whose home this is. @armed lists
- * the ARMED timers of this home (through timer->entry, which a QUEUED one
- * uses for its queue), so that unload.c finds them when their module goes. @cb_lock is held
+ * the ARMED timers of this home, so that unload.c finds them when their
+ * module goes: an hlist, whose operations CONFIG_DEBUG_LIST (on in Debian's
+ * kernels) does not check out of line on every arm and cancel. @cb_lock is held
  * across each callback and nothing else: a canceller waits for a running
  * callback by taking it, which on PREEMPT_RT sleeps and boosts the
  * executor (rt_mutex), as the kernel's timer expiry_lock does.
@@ -39,7 +40,7 @@ enum si_queue {
 struct si_executor {
 	raw_spinlock_t		lock;
 	struct list_head	queue[SI_NR_QUEUES];
-	struct list_head	armed;
+	struct hlist_head	armed;
 	bool			parked;
 	unsigned int		cpu;
 	spinlock_t		cb_lock;

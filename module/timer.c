@@ -58,8 +58,9 @@
  * Unload safety (unload.c): every pending timer is on a list of its home,
  * the armed list or a queue, and a running one is home->running, so that
  * the timers of a module that goes can be found and cancelled. Keeping
- * the armed list costs arming and cancelling a list insertion or removal
- * under the lock they take anyway, and each arming call records its
+ * the armed list costs arming and cancelling an hlist insertion or
+ * removal under the lock they take anyway (no poisoning: the node is
+ * rewritten before any further use), and each arming call records its
  * caller for the report.
  *
  * Synchronous cancel: under the lock, disarm and look at home->running. If
@@ -136,9 +137,9 @@ static int si_arm(struct si_executor *home, struct si_timer *timer,
 	if (state & SI_STATE_SHUTDOWN)
 		return 0;
 	if (state & SI_STATE_QUEUED)
-		list_move_tail(&timer->entry, &home->armed);
-	else if (!(state & SI_STATE_ARMED))
-		list_add_tail(&timer->entry, &home->armed);
+		list_del(&timer->entry);
+	if (!(state & SI_STATE_ARMED))
+		hlist_add_head(&timer->armed_node, &home->armed);
 	timer->expires = expires;
 	timer->armed_at = ip;
 	mod_timer(&timer->wheel, expires);
@@ -156,9 +157,12 @@ static int si_disarm(struct si_timer *timer)
 
 	if (!(state & SI_STATE_PENDING))
 		return 0;
-	if (state & SI_STATE_ARMED)
+	if (state & SI_STATE_ARMED) {
 		timer_delete(&timer->wheel);
-	list_del_init(&timer->entry);
+		__hlist_del(&timer->armed_node);
+	} else {
+		list_del_init(&timer->entry);
+	}
 	si_state_set(timer, state & ~SI_STATE_PENDING);
 	return 1;
 }
@@ -192,7 +196,7 @@ void si_timer_wheel_fn(struct timer_list *wheel)
 		return;
 	}
 	/* Off home's armed list; unload.c waits out a migration (RCU). */
-	list_del(&timer->entry);
+	__hlist_del(&timer->armed_node);
 	to = home;
 	if (home->running != timer &&
 	    (home->cpu != raw_smp_processor_id() || home->parked)) {
@@ -395,7 +399,7 @@ static bool si_add(struct si_timer *timer, int cpu, unsigned long ip)
 		if (cpu < 0) {
 			si_arm(home, timer, timer->expires, ip);
 		} else {
-			list_add_tail(&timer->entry, &home->armed);
+			hlist_add_head(&timer->armed_node, &home->armed);
 			timer->armed_at = ip;
 			timer->wheel.expires = timer->expires;
 			add_timer_on(&timer->wheel, cpu);

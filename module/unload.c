@@ -32,7 +32,7 @@ static struct si_timer *si_find_owned(struct si_executor *e, struct module *mod,
 	struct si_timer *timer;
 	int q;
 
-	list_for_each_entry(timer, &e->armed, entry) {
+	hlist_for_each_entry(timer, &e->armed, armed_node) {
 		if (si_owned(timer, timer->function, mod)) {
 			*where = "armed";
 			return timer;

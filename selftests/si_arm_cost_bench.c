@@ -68,7 +68,7 @@ SI_CHECKED(t_arm_cancel_cost)
 		s = si_pairs();
 		c = classic_pairs();
 		preempt_enable();
-		si_diag("round %d: si_mod_timer+si_timer_delete %llu ns, mod_timer+timer_delete %llu ns",
+		si_diag("round %d: si_mod_timer+si_timer_delete %llu ns, classic %llu ns",
 			r, s, c);
 		si_best = min(si_best, s);
 		classic_best = min(classic_best, c);
