@@ -3,6 +3,7 @@
 #define _SI_TIMER_INTERNAL_H
 
 #include <si_timer.h>
+#include <linux/interrupt.h>
 #include <linux/percpu.h>
 #include <linux/spinlock.h>
 #include "compat.h"
@@ -50,6 +51,11 @@ struct si_executor {
 	unsigned long		running_armed_at;
 	bool			running_soft;
 	unsigned long		ran[SI_NR_QUEUES];
+	/* Statistics (debugfs.c): the longest callback, softirqs of each
+	 * vector that ran on this CPU during soft-interruptible callbacks. */
+	u64			longest_ns;
+	si_timer_func_t		longest_fn;
+	unsigned long		soft_softirqs[NR_SOFTIRQS];
 };
 
 DECLARE_PER_CPU(struct si_executor, si_executors);
@@ -67,6 +73,7 @@ static inline enum si_queue si_queue_of(const struct si_timer *timer)
 /* executor.c */
 int si_executors_init(int prio);
 void si_executors_exit(void);
+int si_executors_set_prio(int prio);
 struct si_executor *si_executor_current(void);
 struct si_executor *si_executor_lock_live(unsigned int cpu);
 void si_executor_kick(struct si_executor *e);

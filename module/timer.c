@@ -144,6 +144,7 @@ static int si_arm(struct si_executor *home, struct si_timer *timer,
 	timer->armed_at = ip;
 	mod_timer(&timer->wheel, expires);
 	si_state_set(timer, (state & ~SI_STATE_QUEUED) | SI_STATE_ARMED);
+	trace_si_timer_start(timer, timer->wheel.flags & TIMER_CPUMASK);
 	return !!(state & SI_STATE_PENDING);
 }
 
@@ -164,6 +165,7 @@ static int si_disarm(struct si_timer *timer)
 		list_del_init(&timer->entry);
 	}
 	si_state_set(timer, state & ~SI_STATE_PENDING);
+	trace_si_timer_cancel(timer);
 	return 1;
 }
 
@@ -257,6 +259,7 @@ static void si_timer_init(struct si_timer *timer, si_timer_func_t func,
 	else
 		init_timer_key(&timer->wheel, si_timer_wheel_fn, wheel_flags,
 			       "si_timer_wheel", &si_wheel_lock_key);
+	trace_si_timer_init(timer);
 }
 
 void si_init_timer_key(struct si_timer *timer, si_timer_func_t func,
@@ -369,11 +372,12 @@ int si_timer_reduce(struct si_timer *timer, unsigned long expires)
 		 * one expired meanwhile and is due already, so undo that
 		 * arming, which would supersede the expiry (invariant 4).
 		 */
-		if (timer_reduce(&timer->wheel, expires)) {
+		if (!timer_reduce(&timer->wheel, expires)) {
+			timer_delete(&timer->wheel);
+		} else if (timer->expires != timer->wheel.expires) {
 			timer->expires = timer->wheel.expires;
 			timer->armed_at = _RET_IP_;
-		} else {
-			timer_delete(&timer->wheel);
+			trace_si_timer_start(timer, timer->wheel.flags & TIMER_CPUMASK);
 		}
 	} else if (!(timer->state & SI_STATE_QUEUED)) {
 		ret = si_arm(home, timer, expires, _RET_IP_);
@@ -404,6 +408,7 @@ static bool si_add(struct si_timer *timer, int cpu, unsigned long ip)
 			timer->wheel.expires = timer->expires;
 			add_timer_on(&timer->wheel, cpu);
 			si_state_set(timer, state | SI_STATE_ARMED);
+			trace_si_timer_start(timer, cpu);
 		}
 	}
 	si_unlock_home(home, flags);
