@@ -18,6 +18,25 @@
 
 static struct dentry *si_debugfs_dir;
 
+/*
+ * DEFINE_SHOW_ATTRIBUTE() with read_iter instead of read, so that
+ * kernel_read() works (the tests read these files from a module); created
+ * without debugfs's full proxy, which has no read_iter: .owner keeps
+ * si_timer loaded while one is open.
+ */
+#define SI_DEBUGFS_FOPS(__name)						\
+static int __name ## _open(struct inode *inode, struct file *file)	\
+{									\
+	return single_open(file, __name ## _show, inode->i_private);	\
+}									\
+static const struct file_operations __name ## _fops = {			\
+	.owner		= THIS_MODULE,					\
+	.open		= __name ## _open,				\
+	.read_iter	= seq_read_iter,				\
+	.llseek		= seq_lseek,					\
+	.release	= single_release,				\
+}
+
 /* The kernel's softirq_to_name[] is not exported. */
 static const char * const si_softirq_names[NR_SOFTIRQS] = {
 	[HI_SOFTIRQ] = "HI", [TIMER_SOFTIRQ] = "TIMER", [NET_TX_SOFTIRQ] = "NET_TX",
@@ -38,7 +57,7 @@ static int si_executors_show(struct seq_file *m, void *v)
 		si_executor_show(m, cpu);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(si_executors);
+SI_DEBUGFS_FOPS(si_executors);
 
 static int si_stats_show(struct seq_file *m, void *v)
 {
@@ -48,10 +67,11 @@ static int si_stats_show(struct seq_file *m, void *v)
 	u64 longest_ns;
 	int i;
 
-	seq_puts(m, "cpu ran_compat ran_soft longest_us longest_fn");
+	/* The function last: "%ps" of a module's adds " [module]". */
+	seq_puts(m, "cpu ran_compat ran_soft");
 	for (i = 0; i < NR_SOFTIRQS; i++)
 		seq_printf(m, " soft_%s", si_softirq_names[i] ?: "?");
-	seq_puts(m, " masked_TIMER masked_HRTIMER\n");
+	seq_puts(m, " masked_TIMER masked_HRTIMER longest_us longest_fn\n");
 	for_each_possible_cpu(cpu) {
 		struct si_executor *e = si_executor_of(cpu);
 
@@ -62,20 +82,20 @@ static int si_stats_show(struct seq_file *m, void *v)
 		longest_fn = e->longest_fn;
 		raw_spin_unlock_irq(&e->lock);
 
-		seq_printf(m, "%u %lu %lu %llu ", cpu, ran[SI_Q_COMPAT], ran[SI_Q_SOFT],
-			   div_u64(longest_ns, NSEC_PER_USEC));
-		if (longest_fn)
-			seq_printf(m, "%ps", longest_fn);
-		else
-			seq_puts(m, "-");
+		seq_printf(m, "%u %lu %lu", cpu, ran[SI_Q_COMPAT], ran[SI_Q_SOFT]);
 		for (i = 0; i < NR_SOFTIRQS; i++)
 			seq_printf(m, " %lu", softirqs[i]);
-		seq_printf(m, " %lu %lu\n", si_vecmask_skips(cpu, TIMER_SOFTIRQ),
-			   si_vecmask_skips(cpu, HRTIMER_SOFTIRQ));
+		seq_printf(m, " %lu %lu %llu ", si_vecmask_skips(cpu, TIMER_SOFTIRQ),
+			   si_vecmask_skips(cpu, HRTIMER_SOFTIRQ),
+			   div_u64(longest_ns, NSEC_PER_USEC));
+		if (longest_fn)
+			seq_printf(m, "%ps\n", longest_fn);
+		else
+			seq_puts(m, "-\n");
 	}
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(si_stats);
+SI_DEBUGFS_FOPS(si_stats);
 
 static void si_timer_line(struct seq_file *m, unsigned int cpu, const char *state,
 			  struct si_timer *timer)
@@ -109,15 +129,15 @@ static int si_timers_show(struct seq_file *m, void *v)
 	}
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(si_timers);
+SI_DEBUGFS_FOPS(si_timers);
 
 void si_debugfs_init(void)
 {
 	si_debugfs_dir = debugfs_create_dir("si_timer", NULL);
-	debugfs_create_file("executors", 0444, si_debugfs_dir, NULL,
-			    &si_executors_fops);
-	debugfs_create_file("stats", 0444, si_debugfs_dir, NULL, &si_stats_fops);
-	debugfs_create_file("timers", 0444, si_debugfs_dir, NULL, &si_timers_fops);
+	debugfs_create_file_unsafe("executors", 0444, si_debugfs_dir, NULL,
+				   &si_executors_fops);
+	debugfs_create_file_unsafe("stats", 0444, si_debugfs_dir, NULL, &si_stats_fops);
+	debugfs_create_file_unsafe("timers", 0444, si_debugfs_dir, NULL, &si_timers_fops);
 }
 
 void si_debugfs_exit(void)
