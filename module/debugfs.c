@@ -57,6 +57,7 @@ static int si_executors_show(struct seq_file *m, void *v)
 		si_executor_show(m, cpu);
 	return 0;
 }
+
 SI_DEBUGFS_FOPS(si_executors);
 
 static int si_stats_show(struct seq_file *m, void *v)
@@ -95,6 +96,7 @@ static int si_stats_show(struct seq_file *m, void *v)
 	}
 	return 0;
 }
+
 SI_DEBUGFS_FOPS(si_stats);
 
 static void si_timer_line(struct seq_file *m, unsigned int cpu, const char *state,
@@ -129,6 +131,7 @@ static int si_timers_show(struct seq_file *m, void *v)
 	}
 	return 0;
 }
+
 SI_DEBUGFS_FOPS(si_timers);
 
 void si_debugfs_init(void)

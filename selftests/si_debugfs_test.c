@@ -72,7 +72,7 @@ static int stats_column(const char *name)
 	int col = 0;
 
 	while (*p && *p != '\n') {
-		size_t len = strcspn(p, " \n");
+		size_t len = strcspn(p, "\n ");
 
 		if (len == strlen(name) && !strncmp(p, name, len))
 			return col;
@@ -84,9 +84,10 @@ static int stats_column(const char *name)
 	return -1;
 }
 
+/* Column @col of CPU @cpu's stats line: copied to @word, or as a number. */
 static unsigned long long stats_value(unsigned int cpu, int col, char *word, size_t size)
 {
-	char *p = cpu_line(cpu);
+	char *p = cpu_line(cpu), number[24];
 	unsigned long long v = 0;
 
 	while (p && col-- > 0) {
@@ -96,9 +97,12 @@ static unsigned long long stats_value(unsigned int cpu, int col, char *word, siz
 	}
 	if (!p)
 		return 0;
-	if (word)
-		strscpy(word, p, min(size, strcspn(p, " \n") + 1));
-	else if (sscanf(p, "%llu", &v) != 1)
+	if (!word) {
+		word = number;
+		size = sizeof(number);
+	}
+	strscpy(word, p, min(size, strcspn(p, "\n ") + 1));
+	if (word == number && kstrtoull(number, 10, &v))
 		v = 0;
 	return v;
 }
@@ -187,7 +191,7 @@ SI_CHECKED(t_stats)
 	SI_CHECK(longest >= SLOW_US && !strcmp(fn, "si_dbg_slow_fn"),
 		 "longest %llu us by %s, want >= %u us by si_dbg_slow_fn", longest, fn, SLOW_US);
 	if (!ran_soft) {
-		si_skip("vector mask inactive: soft-interruptible callbacks run in compatible mode");
+		si_skip("vector mask inactive: soft-interruptible callbacks run compatible");
 		return;
 	}
 	tasklets = stats_value(cpu, stats_column("soft_TASKLET"), NULL, 0);

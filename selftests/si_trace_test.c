@@ -29,6 +29,7 @@ static void si_trace_fn(struct si_timer *t)
 SI_CHECKED(t_known_sequence)
 {
 	unsigned int cpu = cpumask_last(cpu_online_mask);
+	static char expected[320];
 	const char *mode;
 
 	si_timer_setup(&timer, si_trace_fn, SI_TIMER_SOFTINTERRUPTIBLE);
@@ -43,8 +44,11 @@ SI_CHECKED(t_known_sequence)
 	si_mod_timer(&timer, jiffies + 600 * HZ);
 	SI_CHECK(si_timer_delete(&timer) == 1, "the re-armed timer was not pending");
 	mode = ran_soft ? "soft-interruptible" : "compatible";
-	si_diag("SI_TRACE_EXPECT si_trace_fn si_timer_init:flags=SOFTINTERRUPTIBLE si_timer_start:cpu=%u si_timer_queue:executor=%u si_timer_expire_entry:mode=%s si_timer_expire_exit:mode=%s si_timer_start si_timer_cancel",
-		cpu, cpu, mode, mode);
+	snprintf(expected, sizeof(expected),
+		 "si_trace_fn si_timer_init:flags=SOFTINTERRUPTIBLE si_timer_start:cpu=%u %s%u %s%s %s%s %s",
+		 cpu, "si_timer_queue:executor=", cpu, "si_timer_expire_entry:mode=", mode,
+		 "si_timer_expire_exit:mode=", mode, "si_timer_start si_timer_cancel");
+	si_diag("SI_TRACE_EXPECT %s", expected);
 }
 
 static const struct si_test tests[] = {
