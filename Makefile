@@ -12,7 +12,7 @@ RUN_KERNEL ?= 6.12-rt
 BOOT_TIMEOUT ?= 300
 export SI_BOOT_TIMEOUT := $(BOOT_TIMEOUT)
 
-.PHONY: all modules clean install help deps check run shell
+.PHONY: all modules clean install help deps check check-host run shell
 
 all: modules
 
@@ -34,6 +34,10 @@ deps:
 check: deps
 	python3 selftests/runner.py $(KERNELS)
 
+# Host-side unit tests of the harness's console parser (no VM).
+check-host:
+	python3 selftests/test_ktap.py
+
 run: deps
 	bash scripts/vm.sh run $(RUN_KERNEL)
 
@@ -46,6 +50,7 @@ help:
 	@echo "make clean                        remove build products (and build/)"
 	@echo "make deps                         install the packages and kernels (scripts/deps.sh)"
 	@echo "make check [KERNELS=...]          the test suite on each kernel (default: $(KERNELS))"
+	@echo "make check-host                   unit tests of the console parser, on the host"
 	@echo "make run                          boot $(RUN_KERNEL) in QEMU with si_timer loaded, show it"
 	@echo "make shell                        boot $(RUN_KERNEL) in QEMU to a busybox shell (Ctrl-A x quits)"
 	@echo "  BOOT_TIMEOUT=<s> (default 300)  seconds a VM may run before it counts as hung"

@@ -70,7 +70,7 @@ def boot(kernel, timeout, tally, attempt=1):
     """Boot once; a kernel that dies before running /init (no si_timer code
     loaded yet: a QEMU TCG flake) is booted once more."""
     tests = open(os.path.join(TOP, "build", kernel, "initramfs", "si", "tests.list")).read().split()
-    con = Console(expect_docs=["si_timer_load"] + tests + ["si_timer_modules"])
+    con = Console(expect_docs=["si_timer_load", "si_timer_params"] + tests + ["si_timer_modules"])
     early = []      # results before /init runs, held back in case of a retry
 
     def report(results):
