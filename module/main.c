@@ -28,8 +28,10 @@ static int si_prio_set(const char *val, const struct kernel_param *kp)
 
 	if (ret)
 		return ret;
-	if (v < 0 || v > 99)
+	if (v < 0 || v > 99) {
+		pr_err("prio=%d out of range 0-99\n", v);
 		return -EINVAL;
+	}
 	if (si_started) {
 		ret = si_executors_set_prio(v);
 		if (ret)
@@ -58,10 +60,7 @@ static int __init si_timer_init(void)
 {
 	int ret;
 
-	if (prio < 0 || prio > 99) {
-		pr_err("prio=%d out of range 0-99\n", prio);
-		return -EINVAL;
-	}
+	/* prio was range-checked by si_prio_set(), at insmod too. */
 	ret = si_symbols_init();
 	if (ret)
 		return ret;
