@@ -5,14 +5,16 @@
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 PWD := $(CURDIR)
-# Kernels booted by `make check` (scripts/vm.sh resolves the names) and by
+# Kernels booted by `make check` (scripts/vm.sh resolves the names; "dkms" is
+# the DKMS and migration-kit step, selftests/dkms_test.sh) and by
 # `make run` / `make shell`; seconds a boot may take before it fails.
-KERNELS ?= 6.1-rt 6.12-rt 6.1 debug-rt
+KERNELS ?= 6.1-rt 6.12-rt 6.1 debug-rt dkms
 RUN_KERNEL ?= 6.12-rt
 BOOT_TIMEOUT ?= 300
 export SI_BOOT_TIMEOUT := $(BOOT_TIMEOUT)
 
 .PHONY: all modules clean install help deps check check-host run shell
+.PHONY: dkms-install dkms-remove deb migrate audit
 
 all: modules
 
@@ -44,6 +46,26 @@ run: deps
 shell: deps
 	bash scripts/vm.sh shell $(RUN_KERNEL)
 
+# DKMS and Debian packaging (scripts/dkms.sh), the migration kit
+# (scripts/si-migrate.sh, scripts/si-timer-audit.py): README.md, "DKMS" and
+# "Migrating a driver to si_timer".
+dkms-install:
+	bash scripts/dkms.sh install $(KVER)
+
+dkms-remove:
+	bash scripts/dkms.sh remove
+
+deb:
+	bash scripts/dkms.sh deb build
+
+migrate:
+	@test -n "$(FILE)$(DIR)" || { echo "make migrate FILE=<file.c> or DIR=<driver dir> [DIFF=1]" >&2; exit 1; }
+	bash scripts/si-migrate.sh $(if $(DIFF),--diff) $(FILE) $(DIR)
+
+audit:
+	@test -n "$(FILE)$(DIR)" || { echo "make audit FILE=<file.c> or DIR=<driver dir>" >&2; exit 1; }
+	python3 scripts/si-timer-audit.py $(FILE) $(DIR)
+
 help:
 	@echo "make [KVER=<release>|KDIR=<dir>]  build si_timer.ko and the test modules"
 	@echo "make install                      modules_install + depmod for KVER"
@@ -54,6 +76,11 @@ help:
 	@echo "make run                          boot $(RUN_KERNEL) in QEMU with si_timer loaded, show it"
 	@echo "make shell                        boot $(RUN_KERNEL) in QEMU to a busybox shell (Ctrl-A x quits)"
 	@echo "  BOOT_TIMEOUT=<s> (default 300)  seconds a VM may run before it counts as hung"
+	@echo "make dkms-install [KVER=...]      register si_timer with DKMS, build and install it for KVER"
+	@echo "make dkms-remove                  remove si_timer from DKMS (every kernel) and its source"
+	@echo "make deb                          build/si-timer-dkms_<version>_all.deb (DKMS source package)"
+	@echo "make migrate FILE=|DIR= [DIFF=1]  convert timer_list code to si_timer (Coccinelle), in place"
+	@echo "make audit FILE=|DIR=             list timer callbacks with evidence and a verdict for opting in"
 	@echo "make lint [KVER=...]              checkpatch --strict on module/, include/, selftests/, then sparse (C=2)"
 
 # Style and static checks of the module's and the tests' code: checkpatch --strict

@@ -6,12 +6,15 @@
 #   vm.sh resolve NAME       print KVER, BZIMAGE, KDIR of kernel NAME
 #   vm.sh prepare NAME       build the modules in build/NAME/src, pack
 #                            build/NAME/initramfs.cpio.gz, write build/NAME/boot.env
+#   vm.sh pack NAME DIR TAG  initramfs of busybox, /init and DIR's files (as
+#                            laid out there, e.g. lib/modules/..., si/script.sh)
+#                            for kernel NAME, booted as `vm.sh qemu TAG script`
 #   vm.sh qemu NAME MODE     boot a prepared kernel, serial console on stdio
 #   vm.sh run|shell NAME     prepare + boot (make run / make shell)
 #
 # NAME: 6.1-rt, 6.1, 6.12-rt (newest installed Debian kernel of that series),
 # debug-rt (scripts/build-debug-kernel.sh), or an exact /boot/vmlinuz-<release>.
-# MODE (for the in-VM /init, selftests/init.sh): check, run or shell.
+# MODE (for the in-VM /init, selftests/init.sh): check, run, shell or script.
 # Exit status 3 means the kernel is not installed.
 set -euo pipefail
 
@@ -101,6 +104,23 @@ prepare() {
 		> "$b/boot.env"
 }
 
+# An initramfs of busybox, /init and the files under $2, for kernel $1,
+# bootable as build/$3 (selftests/dkms_test.sh).
+pack() {
+	local b=build/$3 ir
+	resolve "$1"
+	ir=$b/initramfs
+	rm -rf "$ir"
+	mkdir -p "$ir"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,si}
+	cp /bin/busybox "$ir/bin/busybox"
+	install -m 0755 selftests/init.sh "$ir/init"
+	cp -a "$2/." "$ir/"
+	(cd "$ir" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -1) \
+		> "$b/initramfs.cpio.gz"
+	printf 'KVER=%q\nBZIMAGE=%q\nINITRD=%q\n' "$KVER" "$BZIMAGE" "$top/$b/initramfs.cpio.gz" \
+		> "$b/boot.env"
+}
+
 # Boot a prepared kernel; the serial console is stdio (-nographic: Ctrl-A x quits).
 # Single-threaded TCG: with one host thread per vCPU (MTTCG, QEMU 7.2) a vCPU
 # can run code another vCPU has just patched from a stale translation, and
@@ -132,7 +152,7 @@ boot() {
 	[ -f "build/$name/boot.env" ] || die "build/$name not prepared"
 	# shellcheck source=/dev/null
 	. "build/$name/boot.env"
-	[ "$mode" = check ] || loglevel=5	# run/shell: only warnings and worse
+	case $mode in check | script) ;; *) loglevel=5 ;; esac	# run/shell: warnings and worse
 	local khz
 	khz=$(tsc_khz)
 	exec qemu-system-x86_64 -accel "$SI_VM_ACCEL" -smp "${SI_VM_CPUS:-4}" -m 1G \
@@ -144,6 +164,7 @@ cmd=${1:-}
 case $cmd in
 resolve) resolve "$2"; printf 'KVER=%s\nBZIMAGE=%s\nKDIR=%s\n' "$KVER" "$BZIMAGE" "$KDIR" ;;
 prepare) prepare "$2" ;;
+pack) pack "$2" "$3" "$4" ;;
 qemu) boot "$2" "$3" ;;
 run)
 	prepare "$2"
@@ -152,5 +173,5 @@ run)
 	timeout "${SI_BOOT_TIMEOUT:-300}" "$0" qemu "$2" run < /dev/null | tee "$log"
 	grep -q 'SI_TIMER_HARNESS_DONE' "$log" || die "the VM did not finish (console log: $log)" ;;
 shell) prepare "$2"; boot "$2" shell ;;
-*) sed -n '4,15s/^# \{0,1\}//p' "$0" >&2; exit 1 ;;
+*) sed -n '4,18s/^# \{0,1\}//p' "$0" >&2; exit 1 ;;
 esac

@@ -14,6 +14,8 @@
 #          /dev/kmsg so that it is ordered with the kernel's own lines.
 #   run    load si_timer (and si_timer_demo if present), show what it reports.
 #   shell  interactive busybox shell.
+#   script source /si/script.sh (its checks use the helpers below; packed
+#          by `vm.sh pack`, see selftests/dkms_test.sh).
 # Every mode ends with the line SI_TIMER_HARNESS_DONE and powers off.
 
 /bin/busybox mkdir -p /proc /sys /dev /tmp
@@ -444,6 +446,7 @@ run_mode() {
 case $mode in
 check) check_mode ;;
 run) run_mode ;;
+script) . /si/script.sh ;;
 *)
 	echo "si_timer test VM: modules in /si and $mods (insmod /si/si_timer.ko"
 	echo "or modprobe si_timer). Exit the shell to power off."

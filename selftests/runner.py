@@ -11,6 +11,7 @@ import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 from ktap import Console, Result
@@ -141,21 +142,55 @@ def boot(kernel, timeout, tally, attempt=1):
     return time.monotonic() - start
 
 
+# Not a kernel: the DKMS and migration-kit step (selftests/dkms_test.sh), which
+# builds for 6.1-rt and 6.12-rt in a throw-away root and boots both.
+KIT = "dkms"
+KIT_DOCS = ["si_timer_migrate", "si_timer_audit", "si_timer_dkms", "si_timer_dkms_boot"]
+
+
+def run_kit(timeout, tally):
+    """Run selftests/dkms_test.sh; its stdout (host-side KTAP and the VM
+    consoles) goes through the same parser as a boot's console."""
+    con = Console(expect_docs=KIT_DOCS)
+    start = time.monotonic()
+    proc = subprocess.Popen(["bash", os.path.join(TOP, "selftests", "dkms_test.sh")],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    killer = threading.Timer(timeout, os.killpg, (proc.pid, signal.SIGKILL))
+    killer.start()
+    with open(os.path.join(LOGS, KIT + "-console.log"), "wb") as log:
+        for line in proc.stdout:
+            log.write(line)
+            for r in con.feed(line.decode(errors="replace").rstrip("\n")):
+                tally.report(KIT, r)
+    proc.wait()
+    killer.cancel()
+    how = "timeout after %d s" % timeout if time.monotonic() - start >= timeout else None
+    for r in con.finish(how):
+        tally.report(KIT, r)
+    return time.monotonic() - start
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--timeout", type=int, default=int(os.environ.get("SI_BOOT_TIMEOUT", 300)),
                     help="seconds per boot (default 300)")
-    ap.add_argument("kernels", nargs="+", help="6.1-rt 6.12-rt 6.1 debug-rt or a release")
+    ap.add_argument("kernels", nargs="+",
+                    help="6.1-rt 6.12-rt 6.1 debug-rt or a release; dkms: selftests/dkms_test.sh")
     args = ap.parse_args()
     os.makedirs(LOGS, exist_ok=True)
     tally, summary = Tally(), []
     for kernel in args.kernels:
         before = dict(tally.counts)
-        print("== %s: building" % kernel, flush=True)
+        if kernel != KIT:
+            print("== %s: building" % kernel, flush=True)
         t0 = time.monotonic()
-        built = prepare(kernel, tally)
+        built = kernel != KIT and prepare(kernel, tally)
         tbuild, tboot = time.monotonic() - t0, 0.0
-        if built:
+        if kernel == KIT:
+            print("== %s: convert, audit, package, boot (log: build/logs/dkms.log)" % kernel, flush=True)
+            tboot = run_kit(3 * args.timeout, tally)
+        elif built:
             print("== %s: booting (build %.0f s; console: build/logs/%s.log)"
                   % (kernel, tbuild, kernel), flush=True)
             tboot = boot(kernel, args.timeout, tally)
