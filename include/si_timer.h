@@ -56,8 +56,12 @@ struct si_timer {
 	u32			flags;
 	/* private: see module/timer.c */
 	u32			state;
+	unsigned long		armed_at;	/* caller of the last arming call */
 	struct timer_list	wheel;
-	struct list_head	entry;
+	union {
+		struct list_head	entry;		/* queued: on a queue */
+		struct hlist_node	armed_node;	/* armed: on an armed list */
+	};
 	struct lockdep_map	lockdep_map;	/* empty without CONFIG_LOCKDEP */
 };
 

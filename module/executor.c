@@ -29,10 +29,13 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bottom_half.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
+#include <linux/kernel_stat.h>
 #include <linux/kthread.h>
 #include <linux/preempt.h>
 #include <linux/seq_file.h>
+#include <linux/sched/clock.h>
 #include <linux/smpboot.h>
 #include <uapi/linux/sched/types.h>
 #include "si_timer_internal.h"
@@ -151,7 +154,7 @@ static void si_call(struct si_timer *timer, si_timer_func_t fn,
 	local_irq_restore(flags);
 	trace_si_timer_expire_entry(timer, soft);
 	fn(timer);
-	trace_si_timer_expire_exit(timer);
+	trace_si_timer_expire_exit(timer, fn, soft);
 	lock_map_release(map);
 
 	/* On RT the BH count is not part of the preempt count: check both. */
@@ -193,17 +196,34 @@ static bool si_run_one(struct si_executor *e, enum si_queue q)
 		fn = timer->function;
 		WRITE_ONCE(e->running, timer);
 		e->running_fn = fn;
+		e->running_armed_at = timer->armed_at;
 		e->running_soft = soft;
 		si_lockdep_copy(&map, timer);
 	}
 	raw_spin_unlock_irq(&e->lock);
 
 	if (timer) {
+		unsigned int softirqs[NR_SOFTIRQS];
+		u64 ns;
+		int i;
+
+		if (soft)
+			for (i = 0; i < NR_SOFTIRQS; i++)
+				softirqs[i] = kstat_softirqs_cpu(i, e->cpu);
+		ns = local_clock();
 		si_call(timer, fn, &map, soft);
+		ns = local_clock() - ns;
 		raw_spin_lock_irq(&e->lock);
 		WRITE_ONCE(e->running, NULL);
 		e->running_fn = NULL;
 		e->ran[q]++;
+		if (ns > e->longest_ns) {
+			e->longest_ns = ns;
+			e->longest_fn = fn;
+		}
+		if (soft)
+			for (i = 0; i < NR_SOFTIRQS; i++)
+				e->soft_softirqs[i] += kstat_softirqs_cpu(i, e->cpu) - softirqs[i];
 		raw_spin_unlock_irq(&e->lock);
 	}
 	spin_unlock(&e->cb_lock);
@@ -259,18 +279,46 @@ static void si_executor_unpark(unsigned int cpu)
 	raw_spin_unlock_irq(&e->lock);
 }
 
-static void si_executor_setup(unsigned int cpu)
+static int si_executor_set_prio(struct task_struct *task, unsigned int cpu, int prio)
 {
 	struct sched_attr attr = {
 		.size = sizeof(attr),
-		.sched_policy = si_prio ? SCHED_FIFO : SCHED_NORMAL,
-		.sched_priority = si_prio,
+		.sched_policy = prio ? SCHED_FIFO : SCHED_NORMAL,
+		.sched_priority = prio,
 	};
-	int ret = sched_setattr_nocheck(current, &attr);
+	int ret = sched_setattr_nocheck(task, &attr);
 
 	if (ret)
-		pr_warn("executor %u: cannot set priority %d: %d\n", cpu, si_prio, ret);
+		pr_warn("executor %u: cannot set priority %d: %d\n", cpu, prio, ret);
+	return ret;
+}
+
+static void si_executor_setup(unsigned int cpu)
+{
+	si_executor_set_prio(current, cpu, READ_ONCE(si_prio));
 	si_executor_unpark(cpu);
+}
+
+/*
+ * The prio parameter written: every executor thread, parked ones too, and
+ * those that CPUs coming online later create (si_executor_setup() reads
+ * si_prio, set first), run at @prio.
+ */
+int si_executors_set_prio(int prio)
+{
+	unsigned int cpu;
+	int ret = 0;
+
+	cpus_read_lock();
+	WRITE_ONCE(si_prio, prio);
+	for_each_possible_cpu(cpu) {
+		struct task_struct *task = per_cpu(si_executor_task, cpu);
+
+		if (task)
+			ret = si_executor_set_prio(task, cpu, prio) ?: ret;
+	}
+	cpus_read_unlock();
+	return ret;
 }
 
 /*
@@ -398,6 +446,7 @@ int si_executors_init(int prio)
 		lockdep_set_notrack_class(&e->cb_lock);
 		for (q = 0; q < SI_NR_QUEUES; q++)
 			INIT_LIST_HEAD(&e->queue[q]);
+		INIT_HLIST_HEAD(&e->armed);
 		/*
 		 * Not parked: a CPU coming online may expire timers before its
 		 * executor's first run; they wait on its queue until then.
@@ -413,8 +462,14 @@ void si_executors_exit(void)
 	unsigned int cpu;
 
 	smpboot_unregister_percpu_thread(&si_executor_threads);
-	/* Users hold a module reference, so nothing can still be queued. */
-	for_each_possible_cpu(cpu)
+	/*
+	 * Users hold a module reference, and unload.c cancelled what each
+	 * left behind, so nothing can still be queued or armed.
+	 */
+	for_each_possible_cpu(cpu) {
 		WARN_ONCE(!si_executor_idle(si_executor_of(cpu)),
 			  "si_timer: callbacks left queued on CPU %u at unload\n", cpu);
+		WARN_ONCE(!hlist_empty(&si_executor_of(cpu)->armed),
+			  "si_timer: timers left armed on CPU %u at unload\n", cpu);
+	}
 }

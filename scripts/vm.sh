@@ -128,7 +128,8 @@ pack() {
 # that only registers and unregisters an ftrace kprobe on run_timer_softirq
 # took 6.1-rt down at cycle 351, 6.1 at 208, 6.12-rt at 1048, under host
 # load; single-threaded: none in 2551, 3000 and 1796 cycles). SI_VM_ACCEL
-# overrides it.
+# overrides it. SI_QEMU_ARGS adds QEMU options (e.g. "-icount shift=0,sleep=off"
+# for instruction-counted timings).
 SI_VM_ACCEL=${SI_VM_ACCEL:-tcg,thread=single}
 
 # Under TCG the guest's TSC runs at the host's rate, but its boot-time
@@ -155,7 +156,7 @@ boot() {
 	local khz
 	khz=$(tsc_khz)
 	exec qemu-system-x86_64 -accel "$SI_VM_ACCEL" -smp "${SI_VM_CPUS:-4}" -m 1G \
-		-nographic -no-reboot -nic none -kernel "$BZIMAGE" -initrd "$INITRD" \
+		-nographic -no-reboot -nic none ${SI_QEMU_ARGS:-} -kernel "$BZIMAGE" -initrd "$INITRD" \
 		-append "console=ttyS0 tsc=reliable panic=-1 sysrq_always_enabled printk.devkmsg=on loglevel=$loglevel si_mode=$mode ${khz:+tsc_early_khz=$khz} ${SI_APPEND:-}"
 }
 

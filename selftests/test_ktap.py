@@ -78,5 +78,21 @@ class Documents(unittest.TestCase):
         self.assertEqual([n for n, _ in fails(res)], ["boot"])
 
 
+class UnloadReport(unittest.TestCase):
+    LINE = ("si_timer: module %s unloaded with a timer armed: callback f [%s],"
+            " armed at g+0x1/0x2 [%s]; cancelled")
+
+    def test_from_a_module_is_a_failure(self):
+        res = parse(doc("a", "ok") + [self.LINE % ("foo", "foo", "foo"), END_MARKER])
+        self.assertEqual([n for n, _ in fails(res)], ["console"])
+
+    def test_from_a_sloppy_test_module_is_not(self):
+        m = "si_unload_sloppy"
+        res = parse(doc(m, "ok") + [self.LINE % (m, m, m),
+                                    "si_timer: module %s unloaded with 1 timer pending or running" % m,
+                                    END_MARKER])
+        self.assertEqual(fails(res), [])
+
+
 if __name__ == "__main__":
     unittest.main()
