@@ -51,8 +51,10 @@ struct si_executor {
 	unsigned long		running_armed_at;
 	bool			running_soft;
 	unsigned long		ran[SI_NR_QUEUES];
-	/* Statistics (debugfs.c): the longest callback, softirqs of each
-	 * vector that ran on this CPU during soft-interruptible callbacks. */
+	/*
+	 * Statistics (debugfs.c): the longest callback, softirqs of each
+	 * vector that ran on this CPU during soft-interruptible callbacks.
+	 */
 	u64			longest_ns;
 	si_timer_func_t		longest_fn;
 	unsigned long		soft_softirqs[NR_SOFTIRQS];
