@@ -5,14 +5,17 @@
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 PWD := $(CURDIR)
-# Kernels booted by `make check` (scripts/vm.sh resolves the names) and by
+# Kernels booted by `make check` (scripts/vm.sh resolves the names; NAME-mttcg:
+# the race tests and the torture under multi-threaded TCG) and by
 # `make run` / `make shell`; seconds a boot may take before it fails.
-KERNELS ?= 6.1-rt 6.12-rt 6.1 debug-rt
+KERNELS ?= 6.1-rt 6.12-rt 6.1 debug-rt 6.12-rt-mttcg
 RUN_KERNEL ?= 6.12-rt
 BOOT_TIMEOUT ?= 300
 export SI_BOOT_TIMEOUT := $(BOOT_TIMEOUT)
+# `make torture`: seconds of si_timer_torture per kernel (make check: 60).
+DURATION ?= 600
 
-.PHONY: all modules clean install help deps check run shell
+.PHONY: all modules clean install help deps check run shell torture
 
 all: modules
 
@@ -34,6 +37,11 @@ deps:
 check: deps
 	python3 selftests/runner.py $(KERNELS)
 
+# Only si_timer_torture, DURATION seconds; the boot may take 300 s more.
+torture: deps
+	SI_TESTS=si_timer_torture SI_APPEND="si_timer_torture.duration=$(DURATION) $(SI_APPEND)" \
+		python3 selftests/runner.py --timeout $$(($(DURATION) + 300)) $(KERNELS)
+
 run: deps
 	bash scripts/vm.sh run $(RUN_KERNEL)
 
@@ -49,6 +57,7 @@ help:
 	@echo "make run                          boot $(RUN_KERNEL) in QEMU with si_timer loaded, show it"
 	@echo "make shell                        boot $(RUN_KERNEL) in QEMU to a busybox shell (Ctrl-A x quits)"
 	@echo "  BOOT_TIMEOUT=<s> (default 300)  seconds a VM may run before it counts as hung"
+	@echo "make torture [DURATION=600] [KERNELS=...]  only si_timer_torture, DURATION s per kernel"
 	@echo "make lint [KVER=...]              checkpatch --strict on module/, include/, selftests/, then sparse (C=2)"
 
 # Style and static checks of the module's and the tests' code: checkpatch --strict

@@ -11,6 +11,8 @@
 #
 # NAME: 6.1-rt, 6.1, 6.12-rt (newest installed Debian kernel of that series),
 # debug-rt (scripts/build-debug-kernel.sh), or an exact /boot/vmlinuz-<release>.
+# NAME-mttcg: that kernel under multi-threaded TCG (real vCPU parallelism),
+# running only the race tests and the torture unless SI_TESTS says otherwise.
 # MODE (for the in-VM /init, selftests/init.sh): check, run or shell.
 # Exit status 3 means the kernel is not installed.
 set -euo pipefail
@@ -36,6 +38,7 @@ newest() {
 resolve() {
 	local kver='' dir
 	case $1 in
+	*-mttcg) resolve "${1%-mttcg}"; return ;;
 	6.1-rt)  kver=$(newest '6.1.0-*-rt-amd64') ;;
 	6.1)     kver=$(newest '6.1.0-*-amd64' '-rt-') ;;
 	6.12-rt) kver=$(newest '6.12.*-rt-amd64') ;;
@@ -61,15 +64,23 @@ resolve() {
 	[ -f "$KDIR/Makefile" ] || missing "$1" "no headers at $KDIR: run make deps"
 }
 
-# The test modules, in the order of the si_tests variable of ./Kbuild, or
-# those SI_TESTS names (a subset, for hunting one problem).
+# The test modules of kernel NAME $1, in the order of the si_tests variable
+# of ./Kbuild (NAME-mttcg: only the races and the torture), or those SI_TESTS
+# names (a subset, for hunting one problem).
 si_tests() {
+	local t
 	if [ -n "${SI_TESTS:-}" ]; then
 		echo "$SI_TESTS"
 		return
 	fi
-	printf 'include Kbuild\n$(info $(si_tests))\nsi-print: ; @:\n' |
-		make -s --no-print-directory -f - si-print
+	for t in $(printf 'include Kbuild\n$(info $(si_tests))\nsi-print: ; @:\n' |
+		   make -s --no-print-directory -f - si-print); do
+		case $1:$t in
+		*-mttcg:si_timer_race_test | *-mttcg:si_timer_torture) echo "$t" ;;
+		*-mttcg:*) ;;
+		*) echo "$t" ;;
+		esac
+	done
 }
 
 prepare() {
@@ -87,7 +98,7 @@ prepare() {
 	cp /bin/busybox "$ir/bin/busybox"
 	install -m 0755 selftests/init.sh "$ir/init"
 	cp "$b/src/si_timer.ko" "$ir/si/"
-	for t in $(si_tests); do
+	for t in $(si_tests "$name"); do
 		cp "$b/src/selftests/$t.ko" "$ir/si/"
 		echo "$t" >> "$ir/si/tests.list"
 	done
@@ -116,6 +127,7 @@ boot() {
 	# shellcheck source=/dev/null
 	. "build/$name/boot.env"
 	[ "$mode" = check ] || loglevel=5	# run/shell: only warnings and worse
+	[[ $name != *-mttcg ]] || SI_VM_ACCEL=tcg,thread=multi
 	exec qemu-system-x86_64 -accel "$SI_VM_ACCEL" -smp "${SI_VM_CPUS:-4}" -m 1G \
 		-nographic -no-reboot -nic none -kernel "$BZIMAGE" -initrd "$INITRD" \
 		-append "console=ttyS0 tsc=reliable panic=-1 sysrq_always_enabled printk.devkmsg=on loglevel=$loglevel si_mode=$mode ${SI_APPEND:-}"

@@ -134,12 +134,17 @@ t_reload_3_times() {
 	done
 }
 
+# Parameters for test module $1 from the kernel command line, written
+# <module>.<param>=<value> as for built-in modules (vm.sh: SI_APPEND).
+params_of() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1\.//p"; }
+
 # Test modules: loaded one at a time on a fresh si_timer; module_init prints
 # the KTAP document and returns 0, then the module is removed again.
 run_test_module() {
 	local t=$1
 	load "$SI" || return 1
-	if ! load "/si/$t.ko"; then
+	# shellcheck disable=SC2046 # one word per parameter
+	if ! load "/si/$t.ko" $(params_of "$t"); then
 		unload si_timer
 		return 1
 	fi
