@@ -120,12 +120,20 @@ static bool tt_stop;
 /* Per CPU: callbacks (si_timer or classic timer) in progress, compat ones. */
 static atomic_t *tt_in_cb, *tt_in_compat;
 
-#define tt_violation(kind, fmt, ...)					\
-	do {								\
-		if (atomic_long_inc_return(&tt_vcount[kind]) <= 5)	\
-			pr_err(TT "violation %s: " fmt "\n",		\
-			       tt_vname[kind], ##__VA_ARGS__);		\
-	} while (0)
+/* Count a violation; print the first five of each kind. */
+static __printf(2, 3) void tt_violation(enum tt_violation kind, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	if (atomic_long_inc_return(&tt_vcount[kind]) > 5)
+		return;
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	pr_err(TT "violation %s: %pV\n", tt_vname[kind], &vaf);
+	va_end(args);
+}
 
 struct tt_arm {
 	unsigned long expires;
@@ -154,7 +162,7 @@ struct tt_timer {
 #define TT_POISON_FROM offsetof(struct tt_timer, magic)
 
 struct tt_slot {
-	struct mutex owner;
+	struct mutex owner;	/* one stress thread at a time */
 	raw_spinlock_t lock;
 	struct tt_timer *tm;
 	/* model, under lock */
@@ -269,14 +277,24 @@ static void tt_hist_print(struct tt_slot *s)
 	       (u32)jiffies, buf);
 }
 
-#define tt_slot_violation(kind, s, fmt, ...)				\
-	do {								\
-		if (atomic_long_read(&tt_vcount[kind]) < 5)		\
-			tt_hist_print(s);				\
-		tt_violation(kind, "%ps slot %ld flags %#x n=%d tail_pending=%d shut=%d: " fmt, \
-			     (s)->tm->t.function, (long)((s) - tt_slots), (s)->flags, \
-			     (s)->n, (s)->tail_pending, (s)->shut, ##__VA_ARGS__); \
-	} while (0)
+/* A violation on a pool timer: with its model and its last operations. */
+static __printf(3, 4) void tt_slot_violation(enum tt_violation kind, struct tt_slot *s,
+					     const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	if (atomic_long_inc_return(&tt_vcount[kind]) > 5)
+		return;
+	tt_hist_print(s);
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	pr_err(TT "violation %s: %ps slot %ld flags %#x n=%d tail_pending=%d shut=%d: %pV\n",
+	       tt_vname[kind], s->tm->t.function, (long)(s - tt_slots), s->flags,
+	       s->n, s->tail_pending, s->shut, &vaf);
+	va_end(args);
+}
 
 /*
  * The model after an arming call under s->lock that returned @ret.
@@ -295,12 +313,15 @@ static void tt_model_arm(struct tt_slot *s, int ret, unsigned long expires,
 	}
 	if (s->shut) {
 		if (ret)
-			tt_slot_violation(V_RETVAL, s, "%s on a shut down timer returned %d", op, ret);
+			tt_slot_violation(V_RETVAL, s,
+					  "%s on a shut down timer returned %d",
+					  op, ret);
 		return;
 	}
 	if (ret == 1) {
 		if (!s->tail_pending || !s->n) {
-			tt_slot_violation(V_RETVAL, s, "%s returned 1 (was pending) for an arm that fired or was cancelled",
+			tt_slot_violation(V_RETVAL, s,
+					  "%s returned 1 (was pending) for an arm that fired or was cancelled",
 					  op);
 			return;
 		}
@@ -323,6 +344,15 @@ static void tt_model_arm(struct tt_slot *s, int ret, unsigned long expires,
 		tt_push(s, expires, cpu);
 }
 
+/*
+ * Where an arm made now must run: a pinned timer on this CPU, unless its
+ * callback may still run (it keeps its home then). s->lock held.
+ */
+static int tt_pinned_cpu(struct tt_slot *s)
+{
+	return s->after_sync && (s->flags & SI_TIMER_PINNED) ? raw_smp_processor_id() : -1;
+}
+
 /* The model after a non-waiting cancel under s->lock. */
 static void tt_model_cancel(struct tt_slot *s, int ret, int opc)
 {
@@ -339,7 +369,8 @@ static void tt_model_cancel(struct tt_slot *s, int ret, int opc)
 	}
 	if (ret == 1) {
 		if (!s->tail_pending || !s->n) {
-			tt_slot_violation(V_RETVAL, s, "%s returned 1 (was pending) for an arm that fired or was cancelled",
+			tt_slot_violation(V_RETVAL, s,
+					  "%s returned 1 (was pending) for an arm that fired or was cancelled",
 					  op);
 			return;
 		}
@@ -354,7 +385,8 @@ static int tt_cb_enter(bool compat)
 	int cpu = raw_smp_processor_id();
 
 	if (atomic_inc_return(&tt_in_cb[cpu]) != 1)
-		tt_violation(V_INTERLEAVE, "a timer callback started on CPU %d while another one was running there (%d)",
+		tt_violation(V_INTERLEAVE,
+			     "a timer callback started on CPU %d while another one was running there (%d)",
 			     cpu, atomic_read(&tt_in_cb[cpu]));
 	if (compat)
 		atomic_inc(&tt_in_compat[cpu]);
@@ -415,7 +447,8 @@ static bool tt_check_context(struct si_timer *t)
 
 	if (!(t->flags & SI_TIMER_SOFTINTERRUPTIBLE)) {
 		if (!serving)
-			tt_violation(V_CONTEXT, "compatible callback %ps not in softirq-serving state",
+			tt_violation(V_CONTEXT,
+				     "compatible callback %ps not in softirq-serving state",
 				     t->function);
 		atomic_long_inc(&tt_cb_compat);
 		return false;
@@ -471,9 +504,11 @@ static void tt_fn(struct si_timer *t)
 	raw_spin_lock_irqsave(&s->lock, flags);
 	tt_hist(s, OP_CB, 0);
 	if (s->after_sync)
-		tt_slot_violation(V_AFTER_SYNC, s, "callback ran after a sync cancel returned, not re-armed since");
+		tt_slot_violation(V_AFTER_SYNC, s,
+				  "callback ran after a sync cancel returned, not re-armed since");
 	if (!s->n) {
-		tt_slot_violation(V_DOUBLE, s, "callback with no arm outstanding (fired twice, or a cancelled arm fired)");
+		tt_slot_violation(V_DOUBLE, s,
+				  "callback with no arm outstanding (fired twice, or a cancelled arm fired)");
 	} else {
 		struct tt_arm a = s->fifo[s->head];
 
@@ -538,7 +573,8 @@ static void tt_ff_fn(struct si_timer *t)
 	soft = tt_check_context(t);
 	cpu = tt_cb_enter(!soft);
 	if (tm->outstanding != 1)
-		tt_violation(V_DOUBLE, "fire-and-forget %p flags %#x fired with %d arms outstanding",
+		tt_violation(V_DOUBLE,
+			     "fire-and-forget %p flags %#x fired with %d arms outstanding",
 			     tm, t->flags, tm->outstanding);
 	tm->outstanding = 0;
 	tt_check_arm(&tm->arm, tm->arm.expires, cpu, t, -1);
@@ -555,7 +591,8 @@ static void tt_ff_fn(struct si_timer *t)
 		tm->arm.cpu = -1;
 		ret = si_mod_timer(t, exp);
 		if (ret)
-			tt_violation(V_RETVAL, "fire-and-forget %p re-armed from its callback: mod returned %d",
+			tt_violation(V_RETVAL,
+				     "fire-and-forget %p re-armed from its callback: mod returned %d",
 				     tm, ret);
 		/* ours until we return: the next run waits for that */
 		atomic_dec(&tm->running);
@@ -593,8 +630,9 @@ static void tt_quarantine_drain(u64 age_ns)
 			u8 b = ((u8 *)tm)[i];
 
 			if (b != TT_POISON) {
-				tt_violation(V_UAF, "freed timer %p written after its callback freed it: byte %u (si_timer+%ld) is %#x",
-					     tm, i, (long)i - (long)offsetof(struct tt_timer, t), b);
+				tt_violation(V_UAF,
+					     "freed timer %p written after its callback freed it: byte %u (si_timer+%ld) is %#x",
+					     tm, i, (long)(i - offsetof(struct tt_timer, t)), b);
 				break;
 			}
 		}
@@ -649,13 +687,16 @@ static void tt_model_synced(struct tt_slot *s, int ret, bool shutdown)
 	if (ret < 0 || ret > 1)
 		tt_slot_violation(V_RETVAL, s, "%s returned %d", op, ret);
 	if (s->cb_active)
-		tt_slot_violation(V_AFTER_SYNC, s, "%s returned %d while the callback was still running",
+		tt_slot_violation(V_AFTER_SYNC, s,
+				  "%s returned %d while the callback was still running",
 				  op, ret);
 	if (ret == 0 && s->n > s->maybe_noop)
-		tt_slot_violation(V_LOST, s, "%s returned 0 (nothing pending) but %d arm(s) never fired (%d made while it shut the timer down)",
+		tt_slot_violation(V_LOST, s,
+				  "%s returned 0 (nothing pending) but %d arm(s) never fired (%d made while it shut the timer down)",
 				  op, s->n, s->maybe_noop);
 	if (ret == 1 && !s->n && !s->shut)
-		tt_slot_violation(V_CANCELLED_FIRED, s, "%s returned 1 (was pending) but every arm fired",
+		tt_slot_violation(V_CANCELLED_FIRED, s,
+				  "%s returned 1 (was pending) but every arm fired",
 				  op);
 	s->n = 0;
 	s->tail_pending = false;
@@ -804,6 +845,7 @@ struct tt_partner {
 	int op;
 	unsigned long exp;
 	int ret;
+	u64 t0, t1;		/* when its call began and returned */
 	atomic_t phase;		/* 0 idle, 1 requested, 2 ready, 3 go, 4 done */
 };
 
@@ -822,7 +864,9 @@ static int tt_partner_fn(void *data)
 		atomic_cmpxchg(&p->phase, 1, 2);
 		while (atomic_read(&p->phase) != 3)
 			cpu_relax();
+		p->t0 = ktime_get_ns();
 		p->ret = tt_pair_call(p->t, p->op, p->exp);
+		p->t1 = ktime_get_ns();
 		atomic_set(&p->phase, 4);
 	}
 	return 0;
@@ -836,7 +880,7 @@ static void tt_pair(struct tt_slot *s, struct tt_partner *p, struct rnd_state *r
 	int a = tt_rand(r, P_NR), b = tt_rand(r, P_NR), ra, rb, fin, i;
 	unsigned long base = jiffies + 30 * HZ, ea, eb;
 	bool ok = false;
-	u64 end;
+	u64 end, t0, t1;
 
 	/* on RT, no delete_sync of a soft timer under BH: none here anyway */
 	ea = base + tt_rand(r, HZ);
@@ -852,12 +896,14 @@ static void tt_pair(struct tt_slot *s, struct tt_partner *p, struct rnd_state *r
 		usleep_range(50, 100);
 	/* go, whether or not the partner is ready (then it starts late) */
 	atomic_set(&p->phase, 3);
+	t0 = ktime_get_ns();
 	ra = tt_pair_call(t, a, ea);
-	if (atomic_read(&p->phase) == 3)
-		atomic_long_inc(&tt_pair_overlap);
+	t1 = ktime_get_ns();
 	while (atomic_read(&p->phase) != 4)
 		usleep_range(50, 100);
 	rb = p->ret;
+	if (t0 < p->t1 && p->t0 < t1)
+		atomic_long_inc(&tt_pair_overlap);
 	atomic_set(&p->phase, 0);
 	fin = si_timer_shutdown_sync(t);	/* reports the final pending state */
 
@@ -879,7 +925,8 @@ static void tt_pair(struct tt_slot *s, struct tt_partner *p, struct rnd_state *r
 		ok = pa && pb && fin == pending;
 	}
 	if (!ok)
-		tt_violation(V_LINEAR, "%ps flags %#x initially %s: %s() = %d and %s() = %d at once, then pending = %d: no serial order gives that",
+		tt_violation(V_LINEAR,
+			     "%ps flags %#x initially %s: %s() = %d and %s() = %d at once, then pending = %d: no serial order gives that",
 			     t->function, s->flags, init ? "pending" : "idle",
 			     tt_pname[a], ra, tt_pname[b], rb, fin);
 	atomic_long_inc(&tt_opcount[OP_PAIR]);
@@ -937,7 +984,7 @@ static void tt_one_op(struct tt_thread *th, struct tt_slot *s)
 	if (op < 20) {
 		raw_spin_lock_irq(&s->lock);
 		ret = si_mod_timer(t, exp);
-		cpu = s->after_sync && (s->flags & SI_TIMER_PINNED) ? raw_smp_processor_id() : -1;
+		cpu = tt_pinned_cpu(s);
 		tt_model_arm(s, ret, exp, cpu, true, OP_MOD);
 		s->rearm_budget = tt_rand(r, 3);
 		raw_spin_unlock_irq(&s->lock);
@@ -957,7 +1004,7 @@ static void tt_one_op(struct tt_thread *th, struct tt_slot *s)
 	} else if (op < 44) {
 		raw_spin_lock_irq(&s->lock);
 		if (!s->tail_pending) {
-			cpu = s->after_sync && (s->flags & SI_TIMER_PINNED) ? raw_smp_processor_id() : -1;
+			cpu = tt_pinned_cpu(s);
 			t->expires = exp;
 			si_add_timer(t);
 			tt_hist(s, OP_ADD, 0);
@@ -1081,7 +1128,9 @@ static void tt_softirq_check(void)
 	int cpu = raw_smp_processor_id();
 
 	if (atomic_read(&tt_in_compat[cpu]))
-		tt_violation(V_CONTEXT, "a softirq ran on CPU %d inside a compatible-mode callback", cpu);
+		tt_violation(V_CONTEXT,
+			     "a softirq ran on CPU %d inside a compatible-mode callback",
+			     cpu);
 	else if (atomic_read(&tt_in_cb[cpu]))
 		atomic_long_inc(&tt_bh_in_soft);
 }
