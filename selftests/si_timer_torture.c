@@ -71,6 +71,10 @@ static int cb_max_us = 400;
 module_param(cb_max_us, int, 0444);
 MODULE_PARM_DESC(cb_max_us, "longest callback busy-wait in us (default 400)");
 
+static bool bh_cancel_soft;
+module_param(bh_cancel_soft, bool, 0444);
+MODULE_PARM_DESC(bh_cancel_soft, "PREEMPT_RT: sync-cancel soft-interruptible timers inside BH sections too, expecting the documented -EDEADLK refusal and its WARN (default off)");
+
 #define TT "si_timer_torture: "
 #define TT_MAGIC	0x7454a11eU
 #define TT_POISON	0x6b
@@ -113,7 +117,7 @@ static atomic_long_t tt_vcount[V_NR];
 static atomic_long_t tt_opcount[OP_NR];
 static atomic_long_t tt_cb_compat, tt_cb_soft, tt_cb_soft_as_compat;
 static atomic_long_t tt_bh_in_soft, tt_classic_runs, tt_pair_overlap;
-static atomic_long_t tt_sync_waited, tt_try_del_busy;
+static atomic_long_t tt_sync_waited, tt_try_del_busy, tt_refused;
 static atomic_t tt_hp_gen;	/* odd while a CPU goes down or up */
 static bool tt_stop;
 
@@ -178,6 +182,11 @@ struct tt_slot {
 	 */
 	bool shutting;
 	int maybe_noop;
+	/* a concurrent pair runs: the callback only counts itself */
+	bool in_pair;
+	int pair_fired;
+	/* a sync cancel was refused: the callback's count is unknown */
+	bool unknown;
 	int rearm_budget;	/* re-arms the callback may still do */
 	unsigned int flags;
 	struct rnd_state rnd;	/* the callback's */
@@ -503,10 +512,19 @@ static void tt_fn(struct si_timer *t)
 
 	raw_spin_lock_irqsave(&s->lock, flags);
 	tt_hist(s, OP_CB, 0);
-	if (s->after_sync)
+	if (s->in_pair) {
+		s->pair_fired++;
+	} else if (s->unknown) {
+		/* since a refused sync cancel: which arm runs is not known */
+		if (s->n) {
+			s->head = (s->head + 1) % TT_FIFO;
+			if (!--s->n)
+				s->tail_pending = false;
+		}
+	} else if (s->after_sync) {
 		tt_slot_violation(V_AFTER_SYNC, s,
 				  "callback ran after a sync cancel returned, not re-armed since");
-	if (!s->n) {
+	} else if (!s->n) {
 		tt_slot_violation(V_DOUBLE, s,
 				  "callback with no arm outstanding (fired twice, or a cancelled arm fired)");
 	} else {
@@ -682,19 +700,38 @@ static struct tt_timer *tt_alloc(si_timer_func_t fn, unsigned int flags,
 static void tt_model_synced(struct tt_slot *s, int ret, bool shutdown)
 {
 	const char *op = tt_opname[shutdown ? OP_SHUTDOWN_SYNC : OP_DELETE_SYNC];
+	bool exact;
 
 	tt_hist(s, shutdown ? OP_SHUTDOWN_SYNC : OP_DELETE_SYNC, ret);
+	if (ret == -EDEADLK && bh_cancel_soft && IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		/*
+		 * Documented refusal: deactivated, the running callback not
+		 * waited for; whether an arm was cancelled is not told.
+		 */
+		atomic_long_inc(&tt_refused);
+		s->n = 0;
+		s->tail_pending = false;
+		s->unknown = true;
+		s->shutting = false;
+		s->maybe_noop = 0;
+		if (shutdown)
+			s->shut = true;
+		return;
+	}
+	/* after a refusal the count is unknown: start afresh from here */
+	exact = !s->unknown;
+	s->unknown = false;
 	if (ret < 0 || ret > 1)
 		tt_slot_violation(V_RETVAL, s, "%s returned %d", op, ret);
 	if (s->cb_active)
 		tt_slot_violation(V_AFTER_SYNC, s,
 				  "%s returned %d while the callback was still running",
 				  op, ret);
-	if (ret == 0 && s->n > s->maybe_noop)
+	if (exact && ret == 0 && s->n > s->maybe_noop)
 		tt_slot_violation(V_LOST, s,
 				  "%s returned 0 (nothing pending) but %d arm(s) never fired (%d made while it shut the timer down)",
 				  op, s->n, s->maybe_noop);
-	if (ret == 1 && !s->n && !s->shut)
+	if (exact && ret == 1 && !s->n && !s->shut)
 		tt_slot_violation(V_CANCELLED_FIRED, s,
 				  "%s returned 1 (was pending) but every arm fired",
 				  op);
@@ -719,7 +756,8 @@ static void tt_sync_cancel(struct tt_slot *s, struct rnd_state *r, bool shutdown
 	u32 bh = tt_rand(r, 4);
 	int ret;
 
-	if (IS_ENABLED(CONFIG_PREEMPT_RT) && (s->flags & SI_TIMER_SOFTINTERRUPTIBLE))
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) && (s->flags & SI_TIMER_SOFTINTERRUPTIBLE) &&
+	    !bh_cancel_soft)
 		bh = 3;
 	raw_spin_lock_irqsave(&s->lock, flags);
 	if (s->n || s->cb_active)
@@ -793,30 +831,86 @@ static const char * const tt_pname[P_NR] = {
 	"mod", "mod_pending", "reduce", "delete", "try_del", "delete_sync", "shutdown"
 };
 
-/* The sequential model of one call on a timer far from expiry. */
-static int tt_pair_model(int op, bool *pending, bool *shut)
+/*
+ * The sequential model of a pair: the timer's state, and one step of it.
+ * Both calls use far expiries; the initial arm may be near ("due"), so
+ * that its expiry, a third event, races with the calls.
+ */
+struct tt_pstate {
+	bool pending, due, shut;
+	int fired;
+};
+
+static int tt_pair_model(int op, struct tt_pstate *st)
 {
-	int was = *pending;
+	int was = st->pending;
 
 	switch (op) {
 	case P_MOD:
-		if (*shut)
+		if (st->shut)
 			return 0;
-		*pending = true;
+		st->pending = true;
+		st->due = false;
 		return was;
 	case P_MOD_PENDING:
+		if (was)
+			st->due = false;
 		return was;
 	case P_REDUCE:
-		if (!*shut)
-			*pending = true;
+		/* a pending arm keeps the earlier expiry; else a far one */
+		if (!was && !st->shut) {
+			st->pending = true;
+			st->due = false;
+		}
 		return was;
 	case P_SHUTDOWN:
-		*shut = true;
+		st->shut = true;
 		fallthrough;
 	default:
-		*pending = false;
+		st->pending = false;
 		return was;
 	}
+}
+
+/*
+ * Is (@ra, @rb, @fin, @fired) the outcome of some serial order of the two
+ * calls and, if the initial arm was due, its expiry? A try_del that
+ * returned -1 (callback running or being handed over) must be next to the
+ * expiry and changed nothing.
+ */
+static bool tt_pair_explained(int a, int b, int ra, int rb, bool init, bool due,
+			      int fin, int fired)
+{
+	int order, fpos;
+
+	for (order = 0; order < 2; order++) {
+		for (fpos = -1; fpos < 3; fpos++) {
+			struct tt_pstate st = { .pending = init, .due = init && due };
+			int ops[2] = { order ? b : a, order ? a : b };
+			int want[2] = { order ? rb : ra, order ? ra : rb };
+			bool ok = true;
+			int k, step;
+
+			for (step = 0, k = 0; step < 3 && ok; step++) {
+				if (step == fpos) {
+					ok = st.pending && st.due;
+					st.pending = false;
+					st.fired++;
+					continue;
+				}
+				if (k == 2)
+					continue;
+				if (ops[k] == P_TRY_DEL && want[k] == -1)
+					ok = fpos >= 0 && (fpos == step - 1 || fpos == step + 1);
+				else
+					ok = tt_pair_model(ops[k], &st) == want[k];
+				k++;
+			}
+			if (ok && k == 2 && st.pending == fin && st.fired == fired)
+				return true;
+		}
+	}
+	return false;
 }
 
 static int tt_pair_call(struct si_timer *t, int op, unsigned long exp)
@@ -876,17 +970,20 @@ static int tt_partner_fn(void *data)
 static void tt_pair(struct tt_slot *s, struct tt_partner *p, struct rnd_state *r)
 {
 	struct si_timer *t = &s->tm->t;
-	bool init = tt_rand(r, 4) != 0, pending, shut;
-	int a = tt_rand(r, P_NR), b = tt_rand(r, P_NR), ra, rb, fin, i;
+	bool init = tt_rand(r, 4) != 0, due = tt_rand(r, 2);
+	int a = tt_rand(r, P_NR), b = tt_rand(r, P_NR), ra, rb, fin, fired;
 	unsigned long base = jiffies + 30 * HZ, ea, eb;
-	bool ok = false;
 	u64 end, t0, t1;
 
-	/* on RT, no delete_sync of a soft timer under BH: none here anyway */
 	ea = base + tt_rand(r, HZ);
 	eb = base + tt_rand(r, HZ);
+	raw_spin_lock_irq(&s->lock);
+	s->in_pair = true;
+	s->pair_fired = 0;
+	s->rearm_budget = 0;
+	raw_spin_unlock_irq(&s->lock);
 	if (init)
-		si_mod_timer(t, base + 2 * HZ);
+		si_mod_timer(t, due ? jiffies + tt_rand(r, 3) : base + 2 * HZ);
 	p->t = t;
 	p->op = b;
 	p->exp = eb;
@@ -906,29 +1003,16 @@ static void tt_pair(struct tt_slot *s, struct tt_partner *p, struct rnd_state *r
 		atomic_long_inc(&tt_pair_overlap);
 	atomic_set(&p->phase, 0);
 	fin = si_timer_shutdown_sync(t);	/* reports the final pending state */
+	raw_spin_lock_irq(&s->lock);
+	fired = s->pair_fired;
+	s->in_pair = false;
+	raw_spin_unlock_irq(&s->lock);
 
-	for (i = 0; i < 2 && !ok; i++) {
-		bool pa, pb;
-		int ma, mb;
-
-		pending = init;
-		shut = false;
-		if (i == 0) {
-			ma = tt_pair_model(a, &pending, &shut);
-			mb = tt_pair_model(b, &pending, &shut);
-		} else {
-			mb = tt_pair_model(b, &pending, &shut);
-			ma = tt_pair_model(a, &pending, &shut);
-		}
-		pa = ma == ra;
-		pb = mb == rb;
-		ok = pa && pb && fin == pending;
-	}
-	if (!ok)
+	if (!tt_pair_explained(a, b, ra, rb, init, due, fin, fired))
 		tt_violation(V_LINEAR,
-			     "%ps flags %#x initially %s: %s() = %d and %s() = %d at once, then pending = %d: no serial order gives that",
-			     t->function, s->flags, init ? "pending" : "idle",
-			     tt_pname[a], ra, tt_pname[b], rb, fin);
+			     "%ps flags %#x initially %s: %s() = %d and %s() = %d at once, then pending = %d, callback ran %d times: no serial order gives that",
+			     t->function, s->flags, !init ? "idle" : due ? "due" : "pending",
+			     tt_pname[a], ra, tt_pname[b], rb, fin, fired);
 	atomic_long_inc(&tt_opcount[OP_PAIR]);
 	raw_spin_lock_irq(&s->lock);
 	s->shut = true;
@@ -1248,12 +1332,13 @@ static void tt_summary(unsigned long secs)
 	}
 	pr_info("# si_timer_torture summary: %lu s, seed %lu, %d threads, %d timers; operations %ld:%s\n",
 		secs, seed, tt_nthreads, nr_timers, ops, buf);
-	pr_info("# si_timer_torture summary: callbacks compat=%ld soft=%ld soft_as_compat=%ld classic=%ld; tasklets %ld, napi polls %ld, softirqs inside soft callbacks %ld; pairs overlapped %ld; sync cancels that had to wait %ld; try_del busy %ld\n",
+	pr_info("# si_timer_torture summary: callbacks compat=%ld soft=%ld soft_as_compat=%ld classic=%ld; tasklets %ld, napi polls %ld, softirqs inside soft callbacks %ld; pairs overlapped %ld; sync cancels that had to wait %ld; try_del busy %ld; sync cancels refused %ld\n",
 		atomic_long_read(&tt_cb_compat), atomic_long_read(&tt_cb_soft),
 		atomic_long_read(&tt_cb_soft_as_compat), atomic_long_read(&tt_classic_runs),
 		atomic_long_read(&tt_tasklet_runs), atomic_long_read(&tt_napi_runs),
 		atomic_long_read(&tt_bh_in_soft), atomic_long_read(&tt_pair_overlap),
-		atomic_long_read(&tt_sync_waited), atomic_long_read(&tt_try_del_busy));
+		atomic_long_read(&tt_sync_waited), atomic_long_read(&tt_try_del_busy),
+		atomic_long_read(&tt_refused));
 	len = 0;
 	for (i = 0; i < V_NR; i++)
 		len += scnprintf(buf + len, sizeof(buf) - len, " %s=%ld", tt_vname[i],
@@ -1272,6 +1357,8 @@ static int __init tt_init(void)
 		seed = get_random_u64() ?: 1;
 	pr_info(TT "duration=%d nr_timers=%d nr_stress=%d hotplug_interval=%d seed=%lu\n",
 		duration, nr_timers, nr_stress, hotplug_interval, seed);
+	if (bh_cancel_soft && IS_ENABLED(CONFIG_PREEMPT_RT))
+		si_ktap_expect_warn("with bottom halves disabled on the CPU where");
 	if (nr_timers < 1 || nr_stress < 1 || duration < 1)
 		return -EINVAL;
 	ret = tt_background_init();
