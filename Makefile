@@ -10,7 +10,7 @@ PWD := $(CURDIR)
 # `make run` / `make shell`; seconds a boot may take before it fails.
 KERNELS ?= 6.1-rt 6.12-rt 6.1 debug-rt 6.12-rt-mttcg
 RUN_KERNEL ?= 6.12-rt
-BOOT_TIMEOUT ?= 300
+BOOT_TIMEOUT ?= 420
 export SI_BOOT_TIMEOUT := $(BOOT_TIMEOUT)
 # `make torture`: seconds of si_timer_torture per kernel (make check: 60).
 DURATION ?= 600
@@ -56,7 +56,7 @@ help:
 	@echo "make check [KERNELS=...]          the test suite on each kernel (default: $(KERNELS))"
 	@echo "make run                          boot $(RUN_KERNEL) in QEMU with si_timer loaded, show it"
 	@echo "make shell                        boot $(RUN_KERNEL) in QEMU to a busybox shell (Ctrl-A x quits)"
-	@echo "  BOOT_TIMEOUT=<s> (default 300)  seconds a VM may run before it counts as hung"
+	@echo "  BOOT_TIMEOUT=<s> (default 420)  seconds a VM may run before it counts as hung"
 	@echo "make torture [DURATION=600] [KERNELS=...]  only si_timer_torture, DURATION s per kernel"
 	@echo "make lint [KVER=...]              checkpatch --strict on module/, include/, selftests/, then sparse (C=2)"
 

@@ -150,8 +150,8 @@ def boot(kernel, timeout, tally, attempt=1):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--timeout", type=int, default=int(os.environ.get("SI_BOOT_TIMEOUT", 300)),
-                    help="seconds per boot (default 300)")
+    ap.add_argument("--timeout", type=int, default=int(os.environ.get("SI_BOOT_TIMEOUT", 420)),
+                    help="seconds per boot (default 420)")
     ap.add_argument("kernels", nargs="+", help="6.1-rt 6.12-rt 6.1 debug-rt or a release")
     args = ap.parse_args()
     os.makedirs(LOGS, exist_ok=True)
