@@ -104,13 +104,13 @@ static const char * const tt_vname[V_NR] = {
 enum tt_op {
 	OP_MOD, OP_MOD_PENDING, OP_REDUCE, OP_ADD, OP_ADD_ON, OP_DELETE,
 	OP_TRY_DEL, OP_SHUTDOWN, OP_DELETE_SYNC, OP_SHUTDOWN_SYNC, OP_SETUP,
-	OP_CB_REARM, OP_FIRE_FORGET, OP_PAIR, OP_HOTPLUG, OP_NR
+	OP_CB_REARM, OP_FIRE_FORGET, OP_PAIR, OP_HOTPLUG, OP_AT_EXPIRY, OP_NR
 };
 
 static const char * const tt_opname[OP_NR] = {
 	"mod", "mod_pending", "reduce", "add", "add_on", "delete", "try_del",
 	"shutdown", "delete_sync", "shutdown_sync", "setup", "cb_rearm",
-	"fire_forget", "pair", "hotplug",
+	"fire_forget", "pair", "hotplug", "at_expiry",
 };
 
 static atomic_long_t tt_vcount[V_NR];
@@ -1056,6 +1056,72 @@ static void tt_fire_forget(struct rnd_state *r)
 	/* from here on the timer belongs to its callback */
 }
 
+/*
+ * The handover window on purpose: arm the timer on another CPU for the
+ * next jiffy, wait for that jiffy, then (after 0-30 us) cancel or modify it
+ * while that CPU's wheel may be handing it over to its executor, and at
+ * once arm it again with si_add_timer() if that says it is not pending (the
+ * timer_delete(); add_timer() pattern).
+ */
+static void tt_at_expiry(struct tt_slot *s, struct rnd_state *r)
+{
+	struct si_timer *t = &s->tm->t;
+	unsigned long j;
+	int ret, on;
+	u64 end;
+
+	cpus_read_lock();
+	raw_spin_lock_irq(&s->lock);
+	ret = si_timer_delete(t);
+	tt_model_cancel(s, ret, OP_DELETE);
+	if (s->tail_pending || s->shut) {
+		raw_spin_unlock_irq(&s->lock);
+		cpus_read_unlock();
+		return;
+	}
+	on = tt_random_online_cpu(r);
+	if (on == raw_smp_processor_id() && num_online_cpus() > 1)
+		on = cpumask_next_wrap(on, cpu_online_mask, on, false);
+	j = jiffies + 1;
+	t->expires = j;
+	si_add_timer_on(t, on);
+	tt_hist(s, OP_ADD_ON, on);
+	tt_push(s, j, s->after_sync ? on : -1);
+	raw_spin_unlock_irq(&s->lock);
+	cpus_read_unlock();
+
+	end = ktime_get_ns() + 20 * NSEC_PER_MSEC;
+	while (time_before(jiffies, j) && ktime_get_ns() < end)
+		cpu_relax();
+	tt_busy(tt_rand(r, 30));
+
+	raw_spin_lock_irq(&s->lock);
+	switch (tt_rand(r, 3)) {
+	case 0:
+		ret = si_timer_delete(t);
+		tt_model_cancel(s, ret, OP_DELETE);
+		break;
+	case 1:
+		ret = si_try_to_del_timer_sync(t);
+		tt_model_cancel(s, ret, OP_TRY_DEL);
+		break;
+	default:
+		j = jiffies + 2;
+		ret = si_mod_timer_pending(t, j);
+		tt_model_arm(s, ret, j, -1, false, OP_MOD_PENDING);
+		break;
+	}
+	if (!s->tail_pending && !s->shut) {
+		j = jiffies + tt_rand(r, 3);
+		t->expires = j;
+		si_add_timer(t);
+		tt_hist(s, OP_ADD, 0);
+		tt_push(s, j, -1);
+	}
+	raw_spin_unlock_irq(&s->lock);
+	atomic_long_inc(&tt_opcount[OP_AT_EXPIRY]);
+}
+
 /* One random operation on slot @s, owned. */
 static void tt_one_op(struct tt_thread *th, struct tt_slot *s)
 {
@@ -1113,6 +1179,8 @@ static void tt_one_op(struct tt_thread *th, struct tt_slot *s)
 		}
 		raw_spin_unlock_irq(&s->lock);
 		cpus_read_unlock();
+	} else if (op < 54) {
+		tt_at_expiry(s, r);
 	} else if (op < 60) {
 		bool bh = tt_rand(r, 2);
 
