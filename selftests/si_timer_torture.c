@@ -117,7 +117,7 @@ static atomic_long_t tt_vcount[V_NR];
 static atomic_long_t tt_opcount[OP_NR];
 static atomic_long_t tt_cb_compat, tt_cb_soft, tt_cb_soft_as_compat;
 static atomic_long_t tt_bh_in_soft, tt_classic_runs, tt_pair_overlap;
-static atomic_long_t tt_sync_waited, tt_try_del_busy, tt_refused;
+static atomic_long_t tt_sync_waited, tt_try_del_busy, tt_refused, tt_at_expiry_busy;
 static atomic_t tt_hp_gen;	/* odd while a CPU goes down or up */
 static bool tt_stop;
 
@@ -1058,7 +1058,7 @@ static void tt_fire_forget(struct rnd_state *r)
 
 /*
  * The handover window on purpose: arm the timer on another CPU for the
- * next jiffy, wait for that jiffy, then (after 0-30 us) cancel or modify it
+ * next jiffy, wait for that jiffy, then (after 0-200 us) cancel or modify it
  * while that CPU's wheel may be handing it over to its executor, and at
  * once arm it again with si_add_timer() if that says it is not pending (the
  * timer_delete(); add_timer() pattern).
@@ -1093,7 +1093,7 @@ static void tt_at_expiry(struct tt_slot *s, struct rnd_state *r)
 	end = ktime_get_ns() + 20 * NSEC_PER_MSEC;
 	while (time_before(jiffies, j) && ktime_get_ns() < end)
 		cpu_relax();
-	tt_busy(tt_rand(r, 30));
+	tt_busy(tt_rand(r, 200));
 
 	raw_spin_lock_irq(&s->lock);
 	switch (tt_rand(r, 3)) {
@@ -1104,6 +1104,9 @@ static void tt_at_expiry(struct tt_slot *s, struct rnd_state *r)
 	case 1:
 		ret = si_try_to_del_timer_sync(t);
 		tt_model_cancel(s, ret, OP_TRY_DEL);
+		/* running, or being handed over: the window was reached */
+		if (ret < 0)
+			atomic_long_inc(&tt_at_expiry_busy);
 		break;
 	default:
 		j = jiffies + 2;
@@ -1400,12 +1403,13 @@ static void tt_summary(unsigned long secs)
 	}
 	pr_info("# si_timer_torture summary: %lu s, seed %lu, %d threads, %d timers; operations %ld:%s\n",
 		secs, seed, tt_nthreads, nr_timers, ops, buf);
-	pr_info("# si_timer_torture summary: callbacks compat=%ld soft=%ld soft_as_compat=%ld classic=%ld; tasklets %ld, napi polls %ld, softirqs inside soft callbacks %ld; pairs overlapped %ld; sync cancels that had to wait %ld; try_del busy %ld; sync cancels refused %ld\n",
+	pr_info("# si_timer_torture summary: callbacks compat=%ld soft=%ld soft_as_compat=%ld classic=%ld; tasklets %ld, napi polls %ld, softirqs inside soft callbacks %ld; pairs overlapped %ld; sync cancels that had to wait %ld; try_del busy %ld (at expiry %ld); sync cancels refused %ld\n",
 		atomic_long_read(&tt_cb_compat), atomic_long_read(&tt_cb_soft),
 		atomic_long_read(&tt_cb_soft_as_compat), atomic_long_read(&tt_classic_runs),
 		atomic_long_read(&tt_tasklet_runs), atomic_long_read(&tt_napi_runs),
 		atomic_long_read(&tt_bh_in_soft), atomic_long_read(&tt_pair_overlap),
 		atomic_long_read(&tt_sync_waited), atomic_long_read(&tt_try_del_busy),
+		atomic_long_read(&tt_at_expiry_busy),
 		atomic_long_read(&tt_refused));
 	len = 0;
 	for (i = 0; i < V_NR; i++)
