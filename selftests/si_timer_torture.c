@@ -754,17 +754,23 @@ static void tt_sync_cancel(struct tt_slot *s, struct rnd_state *r, bool shutdown
 	struct si_timer *t = &s->tm->t;
 	unsigned long flags;
 	u32 bh = tt_rand(r, 4);
+	bool fifo = false;
 	int ret;
 
-	if (IS_ENABLED(CONFIG_PREEMPT_RT) && (s->flags & SI_TIMER_SOFTINTERRUPTIBLE) &&
-	    !bh_cancel_soft)
-		bh = 3;
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) && (s->flags & SI_TIMER_SOFTINTERRUPTIBLE)) {
+		if (!bh_cancel_soft)
+			bh = 3;
+		/* as an irq thread would: preempt the executor mid-callback */
+		fifo = bh != 3;
+	}
 	raw_spin_lock_irqsave(&s->lock, flags);
 	if (s->n || s->cb_active)
 		atomic_long_inc(&tt_sync_waited);
 	s->shutting = shutdown;
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 
+	if (fifo)
+		sched_set_fifo(current);
 	switch (bh) {
 	case 0:
 		spin_lock_bh(&tt_cancel_bh_lock);
@@ -785,6 +791,8 @@ static void tt_sync_cancel(struct tt_slot *s, struct rnd_state *r, bool shutdown
 		ret = shutdown ? si_timer_shutdown_sync(t) : si_timer_delete_sync(t);
 		break;
 	}
+	if (fifo)
+		sched_set_normal(current, 0);
 	raw_spin_lock_irqsave(&s->lock, flags);
 	tt_model_synced(s, ret, shutdown);
 	raw_spin_unlock_irqrestore(&s->lock, flags);
