@@ -964,8 +964,11 @@ static int tt_partner_fn(void *data)
 		}
 		/* ready; the owner says go at the latest 50 ms after asking */
 		atomic_cmpxchg(&p->phase, 1, 2);
-		while (atomic_read(&p->phase) != 3)
+		/* the owner may share this CPU: let it run (non-preemptible kernels) */
+		while (atomic_read(&p->phase) != 3) {
 			cpu_relax();
+			cond_resched();
+		}
 		p->t0 = ktime_get_ns();
 		p->ret = tt_pair_call(p->t, p->op, p->exp);
 		p->t1 = ktime_get_ns();
