@@ -15,7 +15,7 @@ export SI_BOOT_TIMEOUT := $(BOOT_TIMEOUT)
 # `make torture`: seconds of si_timer_torture per kernel (make check: 60).
 DURATION ?= 600
 
-.PHONY: all modules clean install help deps check run shell torture
+.PHONY: all modules clean install help deps check check-host run shell torture
 
 all: modules
 
@@ -42,6 +42,10 @@ torture: deps
 	SI_TESTS=si_timer_torture SI_APPEND="si_timer_torture.duration=$(DURATION) $(SI_APPEND)" \
 		python3 selftests/runner.py --timeout $$(($(DURATION) + 300)) $(KERNELS)
 
+# Host-side unit tests of the harness's console parser (no VM).
+check-host:
+	python3 selftests/test_ktap.py
+
 run: deps
 	bash scripts/vm.sh run $(RUN_KERNEL)
 
@@ -54,6 +58,7 @@ help:
 	@echo "make clean                        remove build products (and build/)"
 	@echo "make deps                         install the packages and kernels (scripts/deps.sh)"
 	@echo "make check [KERNELS=...]          the test suite on each kernel (default: $(KERNELS))"
+	@echo "make check-host                   unit tests of the console parser, on the host"
 	@echo "make run                          boot $(RUN_KERNEL) in QEMU with si_timer loaded, show it"
 	@echo "make shell                        boot $(RUN_KERNEL) in QEMU to a busybox shell (Ctrl-A x quits)"
 	@echo "  BOOT_TIMEOUT=<s> (default 420)  seconds a VM may run before it counts as hung"

@@ -226,7 +226,12 @@ static void si_executor_fn(unsigned int cpu)
 	int budget = SI_BATCH;
 
 	while (budget-- > 0) {
-		bool ran = si_run_one(e, SI_Q_COMPAT);
+		bool ran;
+
+		/* Parking: si_executor_park() hands the queue over. */
+		if (kthread_should_park())
+			break;
+		ran = si_run_one(e, SI_Q_COMPAT);
 
 		ran |= si_run_one(e, SI_Q_SOFT);
 		if (!ran)
@@ -268,21 +273,33 @@ static void si_executor_setup(unsigned int cpu)
 	si_executor_unpark(cpu);
 }
 
-/* An online executor other than @e that runs, locked (nested), or NULL. */
-static struct si_executor *si_executor_lock_heir(struct si_executor *e)
-	__acquires(heir->lock)
+/*
+ * Move @e's queues to another online executor that runs; @e locked.
+ * Returns that executor, or NULL if none runs.
+ */
+static struct si_executor *si_executor_hand_over(struct si_executor *e)
 {
 	unsigned int cpu;
+	int q;
 
 	for_each_online_cpu(cpu) {
 		struct si_executor *heir = si_executor_of(cpu);
+		struct si_timer *timer;
 
 		if (heir == e)
 			continue;
 		raw_spin_lock_nested(&heir->lock, SINGLE_DEPTH_NESTING);
-		if (!heir->parked)
-			return heir;
+		if (heir->parked) {
+			raw_spin_unlock(&heir->lock);
+			continue;
+		}
+		for (q = 0; q < SI_NR_QUEUES; q++) {
+			list_for_each_entry(timer, &e->queue[q], entry)
+				si_timer_rehome(timer, heir);
+			list_splice_tail_init(&e->queue[q], &heir->queue[q]);
+		}
 		raw_spin_unlock(&heir->lock);
+		return heir;
 	}
 	return NULL;
 }
@@ -298,22 +315,11 @@ static void si_executor_park(unsigned int cpu)
 {
 	struct si_executor *e = si_executor_of(cpu);
 	struct si_executor *heir = NULL;
-	int q;
 
 	raw_spin_lock_irq(&e->lock);
 	e->parked = true;
 	if (!si_executor_idle(e))
-		heir = si_executor_lock_heir(e);
-	if (heir) {
-		for (q = 0; q < SI_NR_QUEUES; q++) {
-			struct si_timer *timer;
-
-			list_for_each_entry(timer, &e->queue[q], entry)
-				si_timer_rehome(timer, heir);
-			list_splice_tail_init(&e->queue[q], &heir->queue[q]);
-		}
-		raw_spin_unlock(&heir->lock);
-	}
+		heir = si_executor_hand_over(e);
 	raw_spin_unlock_irq(&e->lock);
 
 	if (heir) {
@@ -322,7 +328,7 @@ static void si_executor_park(unsigned int cpu)
 	}
 	if (si_executor_idle(e))
 		return;
-	pr_warn("CPU %u going down with callbacks queued and no other executor running: running them first\n",
+	pr_warn("executor %u parks with callbacks queued and no other executor running: running them first\n",
 		cpu);
 	/* Parked: nothing new is queued here, the queue only drains. */
 	while (si_run_one(e, SI_Q_COMPAT) | si_run_one(e, SI_Q_SOFT))
@@ -385,9 +391,11 @@ int si_executors_init(int prio)
 		 * for lockdep, which sees all CPUs' BH locks as one. Cancellers on
 		 * another CPU never deadlock on it and the same-CPU case is
 		 * refused (timer.c), so lockdep follows callbacks through each
-		 * timer's own map instead.
+		 * timer's own map instead and does not track cb_lock at all
+		 * (its novalidate class would still check wait contexts, and
+		 * share them with every device mutex).
 		 */
-		lockdep_set_novalidate_class(&e->cb_lock);
+		lockdep_set_notrack_class(&e->cb_lock);
 		for (q = 0; q < SI_NR_QUEUES; q++)
 			INIT_LIST_HEAD(&e->queue[q]);
 		/*

@@ -39,7 +39,7 @@ struct si_executor {
 	struct list_head	queue[SI_NR_QUEUES];
 	bool			parked;
 	unsigned int		cpu;
-	spinlock_t		cb_lock;
+	spinlock_t		cb_lock;	/* held across each callback */
 	/* The callback running now: compared, never dereferenced. */
 	const struct si_timer	*running;
 	si_timer_func_t		running_fn;
@@ -63,7 +63,7 @@ static inline enum si_queue si_queue_of(const struct si_timer *timer)
 int si_executors_init(int prio);
 void si_executors_exit(void);
 struct si_executor *si_executor_current(void);
-struct si_executor *si_executor_lock_live(unsigned int cpu);
+struct si_executor *si_executor_lock_live(unsigned int cpu) __acquires(e->lock);
 void si_executor_kick(struct si_executor *e);
 void si_executor_wait_callback(struct si_executor *e);
 

@@ -14,6 +14,10 @@ Rules (README.md, "Tests"):
   the text of an earlier "# SI_EXPECT_WARN <text>" line: each such line
   allows exactly one splat, and one that never came is a failure. A report
   that is not a splat (lockdep's) is matched by its title line instead.
+  An expectation belongs to the test module that announced it: it holds
+  only until "# SI_EXPECT_END" (the harness prints it when the module's
+  insmod returned), the next document or the end marker, whichever comes
+  first; then, if unmet, it fails and no later splat can use it.
 - The boot must print END_MARKER.
 - A line the console replays after "** replaying previous printk message **"
   counts once, also when its first printing was cut short: each line is
@@ -46,6 +50,9 @@ END_TRACE = "---[ end trace"
 # whole; the first printing may have been cut short ("ok 22 t_misuse_d"),
 # or may not have started at all.
 REPLAY = "** replaying previous printk message **"
+# "# SI_EXPECT_END <module>": the harness's line after a test module's
+# insmod returned; the module's expected WARNs must have come by then.
+EXPECT_END = "SI_EXPECT_END"
 
 
 class Doc:
@@ -62,7 +69,7 @@ class Console:
         self.seen_docs = []
         self.doc = None
         self.ndocs = 0
-        self.expected_warns = []    # [text, declared by]
+        self.expected_warns = []    # [text, declared by], until expire_warns()
         self.splat = None           # lines of an open "cut here" block
         self.done = False
         self.init_started = False   # the kernel ran /init
@@ -99,9 +106,9 @@ class Console:
             return []
         if line == END_MARKER:
             self.done = True
-            return self._close_doc()
+            return self._close_doc() + self._expire_warns()
         if line.startswith("KTAP version") or line.startswith("TAP version"):
-            out = self._close_doc()
+            out = self._close_doc() + self._expire_warns()
             self.ndocs += 1
             self.doc = Doc(self.ndocs)
             return out
@@ -121,9 +128,7 @@ class Console:
         self.held = None
         if self.splat is not None:
             out += self._end_splat()
-        out += self._close_doc()
-        for text, who in self.expected_warns:
-            out.append(Result("fail", who, "expected WARN containing '%s' never appeared" % text, []))
+        out += self._close_doc() + self._expire_warns()
         if self.done:   # else the boot failure below says it all
             out += [Result("fail", name, "no KTAP document from %s" % name, [])
                     for name in self.expect_docs if name not in self.seen_docs]
@@ -139,6 +144,8 @@ class Console:
             self.seen_docs.append(self.doc.name)
         elif text.startswith("SI_EXPECT_WARN "):
             self.expected_warns.append([text.split(" ", 1)[1].strip(), doc.name])
+        elif text == EXPECT_END or text.startswith(EXPECT_END + " "):
+            return self._expire_warns()
         else:
             doc.diag.append(text)
         return []
@@ -168,6 +175,13 @@ class Console:
             return [Result("fail", doc.name, "%d results for plan 1..%d (output cut short?)"
                            % (doc.count, doc.plan), doc.diag[-10:])]
         return []
+
+    def _expire_warns(self):
+        """The announcing module is done: what it expected and did not get fails."""
+        out = [Result("fail", who, "expected WARN containing '%s' never appeared while it ran" % text, [])
+               for text, who in self.expected_warns]
+        self.expected_warns = []
+        return out
 
     def _problem(self, line):
         if not PROBLEMS.search(line) or BENIGN.search(line):

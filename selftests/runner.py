@@ -72,7 +72,7 @@ def boot(kernel, timeout, tally, attempt=1):
     TCG (NAME-mttcg) text patching can crash the guest also while si_timer
     registers its kprobes: there, the same until a test module started."""
     tests = open(os.path.join(TOP, "build", kernel, "initramfs", "si", "tests.list")).read().split()
-    con = Console(expect_docs=["si_timer_load"] + tests + ["si_timer_modules"])
+    con = Console(expect_docs=["si_timer_load", "si_timer_params"] + tests + ["si_timer_modules"])
     early = []      # results before the tests start, held back in case of a retry
 
     def started():
