@@ -5,15 +5,18 @@
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 PWD := $(CURDIR)
-# Kernels booted by `make check` (scripts/vm.sh resolves the names; "dkms" is
-# the DKMS and migration-kit step, selftests/dkms_test.sh) and by
-# `make run` / `make shell`; seconds a boot may take before it fails.
-KERNELS ?= 6.1-rt 6.12-rt 6.1 debug-rt dkms
+# Kernels booted by `make check` (scripts/vm.sh resolves the names; NAME-mttcg:
+# the race tests and the torture under multi-threaded TCG; "dkms" is the DKMS
+# and migration-kit step, selftests/dkms_test.sh) and by `make run` /
+# `make shell`; seconds a boot may take before it fails.
+KERNELS ?= 6.1-rt 6.12-rt 6.1 debug-rt 6.12-rt-mttcg dkms
 RUN_KERNEL ?= 6.12-rt
-BOOT_TIMEOUT ?= 300
+BOOT_TIMEOUT ?= 420
 export SI_BOOT_TIMEOUT := $(BOOT_TIMEOUT)
+# `make torture`: seconds of si_timer_torture per kernel (make check: 60).
+DURATION ?= 600
 
-.PHONY: all modules clean install help deps check check-host run shell
+.PHONY: all modules clean install help deps check check-host run shell torture
 .PHONY: dkms-install dkms-remove deb migrate audit
 
 all: modules
@@ -35,6 +38,11 @@ deps:
 
 check: deps
 	python3 selftests/runner.py $(KERNELS)
+
+# Only si_timer_torture, DURATION seconds; the boot may take 300 s more.
+torture: deps
+	SI_TESTS=si_timer_torture SI_APPEND="si_timer_torture.duration=$(DURATION) $(SI_APPEND)" \
+		python3 selftests/runner.py --timeout $$(($(DURATION) + 300)) $(KERNELS)
 
 # Host-side unit tests of the harness's console parser (no VM).
 check-host:
@@ -75,7 +83,8 @@ help:
 	@echo "make check-host                   unit tests of the console parser, on the host"
 	@echo "make run                          boot $(RUN_KERNEL) in QEMU with si_timer loaded, show it"
 	@echo "make shell                        boot $(RUN_KERNEL) in QEMU to a busybox shell (Ctrl-A x quits)"
-	@echo "  BOOT_TIMEOUT=<s> (default 300)  seconds a VM may run before it counts as hung"
+	@echo "  BOOT_TIMEOUT=<s> (default 420)  seconds a VM may run before it counts as hung"
+	@echo "make torture [DURATION=600] [KERNELS=...]  only si_timer_torture, DURATION s per kernel"
 	@echo "make dkms-install [KVER=...]      register si_timer with DKMS, build and install it for KVER"
 	@echo "make dkms-remove                  remove si_timer from DKMS (every kernel) and its source"
 	@echo "make deb                          build/si-timer-dkms_<version>_all.deb (DKMS source package)"

@@ -14,6 +14,8 @@
 #
 # NAME: 6.1-rt, 6.1, 6.12-rt (newest installed Debian kernel of that series),
 # debug-rt (scripts/build-debug-kernel.sh), or an exact /boot/vmlinuz-<release>.
+# NAME-mttcg: that kernel under multi-threaded TCG (real vCPU parallelism),
+# running only the race tests and the torture unless SI_TESTS says otherwise.
 # MODE (for the in-VM /init, selftests/init.sh): check, run, shell or script.
 # Exit status 3 means the kernel is not installed.
 set -euo pipefail
@@ -39,6 +41,7 @@ newest() {
 resolve() {
 	local kver='' dir
 	case $1 in
+	*-mttcg) resolve "${1%-mttcg}"; return ;;
 	6.1-rt)  kver=$(newest '6.1.0-*-rt-amd64') ;;
 	6.1)     kver=$(newest '6.1.0-*-amd64' '-rt-') ;;
 	6.12-rt) kver=$(newest '6.12.*-rt-amd64') ;;
@@ -64,15 +67,23 @@ resolve() {
 	[ -f "$KDIR/Makefile" ] || missing "$1" "no headers at $KDIR: run make deps"
 }
 
-# The test modules, in the order of the si_tests variable of ./Kbuild, or
-# those SI_TESTS names (a subset, for hunting one problem).
+# The test modules of kernel NAME $1, in the order of the si_tests variable
+# of ./Kbuild (NAME-mttcg: only the races and the torture), or those SI_TESTS
+# names (a subset, for hunting one problem).
 si_tests() {
+	local t
 	if [ -n "${SI_TESTS:-}" ]; then
 		echo "$SI_TESTS"
 		return
 	fi
-	printf 'include Kbuild\n$(info $(si_tests))\nsi-print: ; @:\n' |
-		make -s --no-print-directory -f - si-print
+	for t in $(printf 'include Kbuild\n$(info $(si_tests))\nsi-print: ; @:\n' |
+		   make -s --no-print-directory -f - si-print); do
+		case $1:$t in
+		*-mttcg:si_timer_race_test | *-mttcg:si_timer_torture) echo "$t" ;;
+		*-mttcg:*) ;;
+		*) echo "$t" ;;
+		esac
+	done
 }
 
 prepare() {
@@ -90,7 +101,7 @@ prepare() {
 	cp /bin/busybox "$ir/bin/busybox"
 	install -m 0755 selftests/init.sh "$ir/init"
 	cp "$b/src/si_timer.ko" "$ir/si/"
-	for t in $(si_tests); do
+	for t in $(si_tests "$name"); do
 		cp "$b/src/selftests/$t.ko" "$ir/si/"
 		echo "$t" >> "$ir/si/tests.list"
 	done
@@ -153,6 +164,7 @@ boot() {
 	# shellcheck source=/dev/null
 	. "build/$name/boot.env"
 	case $mode in check | script) ;; *) loglevel=5 ;; esac	# run/shell: warnings and worse
+	[[ $name != *-mttcg ]] || SI_VM_ACCEL=tcg,thread=multi
 	local khz
 	khz=$(tsc_khz)
 	exec qemu-system-x86_64 -accel "$SI_VM_ACCEL" -smp "${SI_VM_CPUS:-4}" -m 1G \

@@ -243,6 +243,10 @@ trace_check() {
 		{ why="$(wc -l < "/tmp/trace.$t") trace events of $fn, want $#: $(cat "/tmp/trace.$t")"; return 1; }
 }
 
+# Parameters for test module $1 from the kernel command line, written
+# <module>.<param>=<value> as for built-in modules (vm.sh: SI_APPEND).
+params_of() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1\.//p"; }
+
 # Test modules: loaded one at a time on a fresh si_timer; module_init prints
 # the KTAP document and returns 0, then the module is removed again. The
 # module's expected WARNs must have come by the time insmod returns
@@ -254,7 +258,8 @@ run_test_module() {
 		unload si_timer
 		return 1
 	fi
-	load "/si/$t.ko"
+	# shellcheck disable=SC2046 # one word per parameter
+	load "/si/$t.ko" $(params_of "$t")
 	rc=$?
 	say "# SI_EXPECT_END $t"
 	if [ $rc != 0 ]; then
