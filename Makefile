@@ -12,7 +12,7 @@ RUN_KERNEL ?= 6.12-rt
 BOOT_TIMEOUT ?= 300
 export SI_BOOT_TIMEOUT := $(BOOT_TIMEOUT)
 
-.PHONY: all modules clean install help deps check run shell
+.PHONY: all modules clean install help deps check run shell bench
 
 all: modules
 
@@ -34,6 +34,13 @@ deps:
 check: deps
 	python3 selftests/runner.py $(KERNELS)
 
+# Benchmarks (bench/): one TCG and one -icount boot per kernel; results in
+# build/bench/. QUICK=1 runs each briefly (make check does that as a smoke test).
+BENCH_KERNELS ?= 6.1-rt 6.12-rt 6.1
+bench: deps
+	python3 bench/bench.py $(if $(QUICK),--quick) \
+		$(if $(filter file default,$(origin KERNELS)),$(BENCH_KERNELS),$(KERNELS))
+
 run: deps
 	bash scripts/vm.sh run $(RUN_KERNEL)
 
@@ -46,6 +53,7 @@ help:
 	@echo "make clean                        remove build products (and build/)"
 	@echo "make deps                         install the packages and kernels (scripts/deps.sh)"
 	@echo "make check [KERNELS=...]          the test suite on each kernel (default: $(KERNELS))"
+	@echo "make bench [KERNELS=...] [QUICK=1] benchmarks against timer_list & co (default: $(BENCH_KERNELS))"
 	@echo "make run                          boot $(RUN_KERNEL) in QEMU with si_timer loaded, show it"
 	@echo "make shell                        boot $(RUN_KERNEL) in QEMU to a busybox shell (Ctrl-A x quits)"
 	@echo "  BOOT_TIMEOUT=<s> (default 300)  seconds a VM may run before it counts as hung"

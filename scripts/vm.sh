@@ -93,6 +93,9 @@ prepare() {
 	done
 	touch "$ir/si/tests.list"
 	[ -f "$b/src/selftests/si_timer_demo.ko" ] && cp "$b/src/selftests/si_timer_demo.ko" "$ir/si/"
+	# The benchmarks (make bench; make check runs them briefly as a smoke test).
+	mkdir -p "$ir/si/bench"
+	cp "$b"/src/bench/*.ko "$ir/si/bench/"
 	sed -n 's/^#define[[:space:]]*SI_TIMER_VERSION[[:space:]]*"\(.*\)".*/\1/p' \
 		include/si_timer.h > "$ir/si/version"
 	(cd "$ir" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -1) \
@@ -108,15 +111,19 @@ prepare() {
 # that only registers and unregisters an ftrace kprobe on run_timer_softirq
 # took 6.1-rt down at cycle 351, 6.1 at 208, 6.12-rt at 1048, under host
 # load; single-threaded: none in 2551, 3000 and 1796 cycles). SI_VM_ACCEL
-# overrides it.
+# overrides it. SI_VM_ICOUNT=1 adds -icount shift=0,sleep=off: the guest
+# clock then counts instructions (1 ns each) and timings repeat exactly, for
+# the cost benchmarks.
 SI_VM_ACCEL=${SI_VM_ACCEL:-tcg,thread=single}
+icount=()
+[ "${SI_VM_ICOUNT:-0}" = 1 ] && icount=(-icount shift=0,sleep=off)
 boot() {
 	local name=$1 mode=$2 loglevel=7
 	[ -f "build/$name/boot.env" ] || die "build/$name not prepared"
 	# shellcheck source=/dev/null
 	. "build/$name/boot.env"
 	[ "$mode" = check ] || loglevel=5	# run/shell: only warnings and worse
-	exec qemu-system-x86_64 -accel "$SI_VM_ACCEL" -smp "${SI_VM_CPUS:-4}" -m 1G \
+	exec qemu-system-x86_64 -accel "$SI_VM_ACCEL" "${icount[@]}" -smp "${SI_VM_CPUS:-4}" -m 1G \
 		-nographic -no-reboot -nic none -kernel "$BZIMAGE" -initrd "$INITRD" \
 		-append "console=ttyS0 tsc=reliable panic=-1 sysrq_always_enabled printk.devkmsg=on loglevel=$loglevel si_mode=$mode ${SI_APPEND:-}"
 }
