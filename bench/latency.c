@@ -74,7 +74,7 @@ static enum hrtimer_restart bench_soft_fn(struct hrtimer *h)
 						   hrtimer_get_softexpires(h))));
 	if (READ_ONCE(s->stop))
 		return HRTIMER_NORESTART;
-	hrtimer_forward_now(h, ns_to_ktime((u64)1000 * NSEC_PER_USEC));
+	hrtimer_forward_now(h, ns_to_ktime(NSEC_PER_MSEC));
 	return HRTIMER_RESTART;
 }
 
@@ -82,7 +82,7 @@ static void bench_soft_start_here(void *data)
 {
 	struct bench_soft *s = data;
 
-	hrtimer_start(&s->hr, ns_to_ktime((u64)1000 * NSEC_PER_USEC), HRTIMER_MODE_REL_PINNED_SOFT);
+	hrtimer_start(&s->hr, ns_to_ktime(NSEC_PER_MSEC), HRTIMER_MODE_REL_PINNED_SOFT);
 }
 
 /* Fallible allocations of arrays of samples, one per peer. */
@@ -186,7 +186,10 @@ static void bench_shot_fn(struct bench_timer *bt)
 
 /*
  * @n samples of callback start minus due time: armed right after a jiffies
- * edge to expire 2 jiffies later. Returns the samples taken.
+ * edge J with expires J + 2. The wheel rounds every expiry up by one
+ * jiffy (calc_index(): a timer never fires early, wherever in its jiffy
+ * it was armed), so the tick that runs it, its due time, comes 3 ticks
+ * after the edge, for every peer. Returns the samples taken.
  */
 static unsigned int bench_expiry(struct bench_shot *s, enum bench_peer p,
 				 struct bench_samples *out, unsigned int n)
@@ -199,7 +202,7 @@ static unsigned int bench_expiry(struct bench_shot *s, enum bench_peer p,
 		s64 due;
 
 		reinit_completion(&s->done);
-		due = bench_jiffy_edge(&j) + 2 * TICK_NSEC;
+		due = bench_jiffy_edge(&j) + 3 * TICK_NSEC;
 		bench_timer_arm(&s->bt, j + 2);
 		if (!wait_for_completion_timeout(&s->done, 5 * HZ)) {
 			pr_warn("SI_BENCH_WARN %s timer did not fire in 5 s\n",
