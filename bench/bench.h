@@ -98,10 +98,13 @@ struct bench_dev {
 	struct napi_struct napi;
 	bool stopping;
 
-	/* raise ring, written by the raiser, consumed in BH on bench_cpu */
+	/*
+	 * Interrupt times, written in hardirq, consumed in BH on bench_cpu:
+	 * events so far, those handed to the bottom halves (raised), those
+	 * each bottom half has seen, those both have (done).
+	 */
 	s64 raised_at[BENCH_RING];
-	unsigned long raised, tasklet_cov, napi_cov, done;
-	s64 irq_at;	/* RT: when the hardirq woke the thread */
+	unsigned long events, raised, tasklet_cov, napi_cov, done;
 	struct bench_samples *lat, *bh_block;
 	void (*extra_work)(struct bench_dev *d);	/* in the tasklet */
 };
@@ -137,6 +140,7 @@ void bench_b1_b2(void);
 void bench_b3(void);
 void bench_b4(void);
 void bench_b5(void);
+void bench_b5_icount(void);
 void bench_b7(void);
 
 #endif /* _SI_BENCH_H */

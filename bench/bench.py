@@ -55,7 +55,8 @@ def expected(rt):
     e += [("B3", m, COST) for m in
           ("arm_cancel_ns", "mod_pending_ns", "cancel_idle_ns", "mem_bytes")]
     e += lat("B4", "idle", TIMERS) + lat("B4", "load", TIMERS)
-    e += [("B5", m, TIMERS) for m in ("same_jiffy_timers", "same_jiffy_us")]
+    e += [("B5", pre + m, TIMERS) for pre in ("", "icount_") for m in
+          ("same_jiffy_timers", "same_jiffy_us", "same_jiffy_first_us")]
     e += [("B5", m, MASS) for m in
           ("mass_timers", "mass_arm_ns", "mass_fire_all_ms", "mass_fired_once")]
     e += [("B6", m, set(B6_PEERS)) for m in ("tasklet_pingpong_ns", "soft_hrtimer_chain_ns")]
@@ -159,7 +160,7 @@ def problems(res, rt):
     for p in mass:
         if mass[p] != n.get(p):
             bad.append("B5: %s: %d of %s timers fired exactly once" % (p, mass[p], n.get(p)))
-    for key in [("B5", "same_jiffy_us"), ("B5", "mass_fire_all_ms"),
+    for key in  [("B5", "same_jiffy_us"), ("B5", "icount_same_jiffy_us"), ("B5", "mass_fire_all_ms"),
                 ("B6", "tasklet_pingpong_ns"), ("B6", "soft_hrtimer_chain_ns")]:
         for p, v in res.lines.get(key, {}).items():
             if v < 0:

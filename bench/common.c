@@ -267,10 +267,17 @@ static int bench_dev_poll(struct napi_struct *napi, int budget)
 	return 0;
 }
 
-static void bench_dev_raise(struct bench_dev *d, s64 at)
+/* The device interrupt: one event, whose bottom-half work is now due. */
+static void bench_dev_event(struct bench_dev *d, s64 at)
 {
-	d->raised_at[d->raised % BENCH_RING] = at;
-	smp_store_release(&d->raised, d->raised + 1);
+	d->raised_at[d->events % BENCH_RING] = at;
+	smp_store_release(&d->events, d->events + 1);
+}
+
+/* Hand every event so far to the bottom halves (hardirq, or RT's thread). */
+static void bench_dev_raise(struct bench_dev *d)
+{
+	WRITE_ONCE(d->raised, smp_load_acquire(&d->events));
 	tasklet_schedule(&d->tasklet);
 	napi_schedule(&d->napi);
 }
@@ -278,14 +285,13 @@ static void bench_dev_raise(struct bench_dev *d, s64 at)
 static enum hrtimer_restart bench_dev_irq(struct hrtimer *h)
 {
 	struct bench_dev *d = container_of(h, struct bench_dev, irq);
-	s64 now = ktime_get_ns();
 
 	if (READ_ONCE(d->stopping))
 		return HRTIMER_NORESTART;
+	bench_dev_event(d, ktime_get_ns());
 	if (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
-		bench_dev_raise(d, now);
+		bench_dev_raise(d);
 	} else {
-		d->irq_at = now;
 		WRITE_ONCE(d->irq_pending, true);
 		wake_up_process(d->irq_thread);
 	}
@@ -314,7 +320,7 @@ static int bench_dev_thread(void *data)
 		blk = READ_ONCE(d->bh_block);
 		if (blk)
 			bench_samples_add(blk, ktime_get_ns() - t0);
-		bench_dev_raise(d, d->irq_at);
+		bench_dev_raise(d);
 		local_bh_enable();
 	}
 	__set_current_state(TASK_RUNNING);

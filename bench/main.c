@@ -17,7 +17,7 @@ MODULE_PARM_DESC(quick, "run each benchmark briefly (a smoke test: the figures m
 
 static char *only = "B1,B3,B4,B5";
 module_param(only, charp, 0444);
-MODULE_PARM_DESC(only, "comma-separated benchmarks to run: B1 (with B2, B8), B3, B4, B5, B7");
+MODULE_PARM_DESC(only, "comma-separated benchmarks to run: B1 (with B2, B8), B3, B4, B5, B5i (the same-jiffy part of B5, for -icount), B7");
 
 int bench_cpu = -1;
 module_param_named(cpu, bench_cpu, int, 0444);
@@ -43,7 +43,7 @@ static const struct {
 	void (*run)(void);
 } benches[] = {
 	{ "B1", bench_b1_b2 }, { "B3", bench_b3 }, { "B4", bench_b4 },
-	{ "B5", bench_b5 }, { "B7", bench_b7 },
+	{ "B5", bench_b5 }, { "B5i", bench_b5_icount }, { "B7", bench_b7 },
 };
 
 static int __init bench_init(void)

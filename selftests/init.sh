@@ -228,7 +228,7 @@ bench_latency() {
 		bench_load "prio=60" si_timer_bench only=B7
 }
 bench_cost() {
-	bench_load "" si_timer_bench only=B3
+	bench_load "" si_timer_bench only=B3,B5i
 	bench_load none si_bench_load state=baseline
 	bench_load "vecmask=off" si_bench_load state=si_off
 	bench_load "vecmask=on" si_bench_load state=si
