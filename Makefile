@@ -64,7 +64,7 @@ help:
 # The trace header keeps the kernel's TRACE_EVENT layout, which checkpatch
 # only accepts under include/trace/events/.
 LINT_SRC := $(filter-out module/si_trace.h %.mod.c,\
-	      $(wildcard module/*.[ch] include/*.h selftests/*.[ch]))
+	      $(wildcard module/*.[ch] include/*.h selftests/*.[ch] bench/*.[ch]))
 CHECKPATCH := build/checkpatch/scripts/checkpatch.pl
 
 $(CHECKPATCH):

@@ -142,5 +142,8 @@ void bench_b4(void);
 void bench_b5(void);
 void bench_b5_icount(void);
 void bench_b7(void);
+/* Keep a long timer of @p running until bench_hold_stop() (B8, user space). */
+int bench_hold_start(enum bench_peer p);
+void bench_hold_stop(void);
 
 #endif /* _SI_BENCH_H */

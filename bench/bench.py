@@ -52,6 +52,8 @@ def expected(rt):
     if rt:
         e += lat("B2", "bh_disable_block", ALL)
     e += lat("B8", "soft_hrtimer", ALL)
+    e += [("B8", "udp_" + m, ALL) for m in
+          ("rtt_p50_us", "rtt_p99_us", "rtt_max_us", "total_ms")]
     e += [("B3", m, COST) for m in
           ("arm_cancel_ns", "mod_pending_ns", "cancel_idle_ns", "mem_bytes")]
     e += lat("B4", "idle", TIMERS) + lat("B4", "load", TIMERS)
@@ -73,6 +75,7 @@ def expected_cdfs():
 LINE = re.compile(r"SI_BENCH (B\d) (\w+)((?: \w+=-?\d+)+)\s*$")
 CDF = re.compile(r"SI_BENCH_CDF (B\d) (\w+) (\w+)((?: -?\d+)+)\s*$")
 B6 = re.compile(r"SI_BENCH_B6 (\w+) (\w+) (-?\d+)\s*$")
+B8U = re.compile(r"SI_BENCH_B8U (\w+)((?: \w+=-?\d+)+)\s*$")
 INFO = re.compile(r"SI_BENCH_INFO (.*)$")
 TROUBLE = re.compile(r"SI_BENCH_(WARN|ERROR) (.*)$")
 
@@ -107,6 +110,15 @@ class Results:
                 self.put(key, {})
             self.lines[key][m.group(1)] = int(m.group(3))
             return
+        m = B8U.match(s)
+        if m:
+            for kv in m.group(2).split():
+                k, v = kv.split("=")
+                key = ("B8", "udp_" + k)
+                if key not in self.lines:
+                    self.put(key, {})
+                self.lines[key][m.group(1)] = int(v)
+            return
         m = INFO.match(s)
         if m:
             self.info.append(m.group(1))
@@ -115,7 +127,7 @@ class Results:
         if m:
             self.trouble.append(m.group(0))
             return
-        if s.startswith(("SI_BENCH ", "SI_BENCH_CDF ", "SI_BENCH_B6 ")):
+        if s.startswith(("SI_BENCH ", "SI_BENCH_CDF ", "SI_BENCH_B6 ", "SI_BENCH_B8U ")):
             self.malformed.append(s)
 
     def put(self, key, vals):

@@ -232,12 +232,12 @@ void bench_timer_cancel_sync(struct bench_timer *bt)
 /* Both bottom halves ran since raise i: record the raises they covered. */
 static void bench_dev_complete(struct bench_dev *d)
 {
-	unsigned long upto = min(READ_ONCE(d->tasklet_cov), READ_ONCE(d->napi_cov));
+	unsigned long covered = min(READ_ONCE(d->tasklet_cov), READ_ONCE(d->napi_cov));
 	struct bench_samples *lat = READ_ONCE(d->lat);
 	s64 now = ktime_get_ns();
 
-	for (; d->done < upto; d->done++) {
-		if (upto - d->done > BENCH_RING) {
+	for (; d->done < covered; d->done++) {
+		if (covered - d->done > BENCH_RING) {
 			if (lat)
 				lat->dropped++;
 			continue;
@@ -271,12 +271,14 @@ static int bench_dev_poll(struct napi_struct *napi, int budget)
 static void bench_dev_event(struct bench_dev *d, s64 at)
 {
 	d->raised_at[d->events % BENCH_RING] = at;
+	/* pairs with bench_dev_raise(): the time is there before the count */
 	smp_store_release(&d->events, d->events + 1);
 }
 
 /* Hand every event so far to the bottom halves (hardirq, or RT's thread). */
 static void bench_dev_raise(struct bench_dev *d)
 {
+	/* pairs with bench_dev_event() */
 	WRITE_ONCE(d->raised, smp_load_acquire(&d->events));
 	tasklet_schedule(&d->tasklet);
 	napi_schedule(&d->napi);

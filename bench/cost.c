@@ -160,9 +160,10 @@ static s64 bench_same_jiffy(enum bench_peer p, struct bench_timer *bt,
 	if (wait_for_completion_timeout(&many.all, 60 * HZ)) {
 		us = (many.last_done - due) / NSEC_PER_USEC;
 		*first = (many.first_start - due) / NSEC_PER_USEC;
-	} else
+	} else {
 		pr_warn("SI_BENCH_WARN B5 %s: %d of %u callbacks missing after 60 s\n",
 			bench_peer_key[p], atomic_read(&many.left), n);
+	}
 	for (i = 0; i < n; i++)
 		bench_timer_cancel_sync(&bt[i]);
 	return us;

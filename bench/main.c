@@ -23,6 +23,10 @@ int bench_cpu = -1;
 module_param_named(cpu, bench_cpu, int, 0444);
 MODULE_PARM_DESC(cpu, "CPU the benchmarks load (default: the last online one, never 0)");
 
+static char *hold = "";
+module_param(hold, charp, 0444);
+MODULE_PARM_DESC(hold, "run no benchmark: keep a long timer of this peer (si, compat, classic, kdw, dw, baseline = none) running on cpu= until unloaded (B8's user-space client measures meanwhile)");
+
 struct kthread_worker *bench_worker;
 
 static bool bench_selected(const char *id)
@@ -63,6 +67,15 @@ static int __init bench_init(void)
 	set_cpus_allowed_ptr(bench_worker->task, cpumask_of(bench_cpu));
 	sched_set_fifo_low(bench_worker->task);
 
+	if (*hold) {
+		int p = match_string(bench_peer_key, NR_PEERS, hold);
+
+		if (p < 0 || bench_hold_start(p)) {
+			kthread_destroy_worker(bench_worker);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	pr_info("SI_BENCH_INFO release=%s cpu=%d cpus=%u hz=%d rt=%d vecmask=%d quick=%d only=%s\n",
 		init_utsname()->release, bench_cpu, num_online_cpus(), HZ,
 		IS_ENABLED(CONFIG_PREEMPT_RT), si_vecmask_available(), bench_quick,
@@ -80,6 +93,7 @@ module_init(bench_init);
 
 static void __exit bench_exit(void)
 {
+	bench_hold_stop();
 	kthread_destroy_worker(bench_worker);
 }
 module_exit(bench_exit);

@@ -96,6 +96,7 @@ prepare() {
 	# The benchmarks (make bench; make check runs them briefly as a smoke test).
 	mkdir -p "$ir/si/bench"
 	cp "$b"/src/bench/*.ko "$ir/si/bench/"
+	gcc -static -O2 -Wall -o "$ir/si/bench/si_bench_udp" bench/si_bench_udp.c
 	sed -n 's/^#define[[:space:]]*SI_TIMER_VERSION[[:space:]]*"\(.*\)".*/\1/p' \
 		include/si_timer.h > "$ir/si/version"
 	(cd "$ir" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -1) \

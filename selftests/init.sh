@@ -226,6 +226,24 @@ bench_latency() {
 	# B7: the executors above the FIFO 50 flood
 	grep -q PREEMPT_RT /proc/version &&
 		bench_load "prio=60" si_timer_bench only=B7
+	bench_udp
+}
+# B8, user space: a FIFO 50 UDP client on the benchmark CPU while each peer's
+# long timer runs there.
+bench_udp() {
+	local p cpu n=200
+	[ -x "$BENCH/si_bench_udp" ] || { echo "SI_BENCH_ERROR no $BENCH/si_bench_udp"; return; }
+	[ "$bench_quick" = 1 ] && n=20
+	cpu=$(($(grep -c '^processor' /proc/cpuinfo) - 1))
+	ifconfig lo 127.0.0.1 up
+	for p in baseline classic compat si kdw dw; do
+		insmod "$SI" && insmod "$BENCH/si_timer_bench.ko" hold=$p cpu=$cpu ||
+			echo "SI_BENCH_ERROR insmod hold=$p failed"
+		sleep 1
+		"$BENCH/si_bench_udp" $p $n 10000 $cpu
+		rmmod si_timer_bench
+		rmmod si_timer
+	done
 }
 bench_cost() {
 	bench_load "" si_timer_bench only=B3,B5i
