@@ -319,8 +319,8 @@ def run(kernel, quick, timeout):
     with open(os.path.join(OUT, kernel + ".txt"), "w") as f:
         f.write("# %s %s%s\n" % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                                  kernel, " QUICK" if quick else ""))
-        for i in res.info:
-            f.write("# " + i + "\n")
+        if res.info:
+            f.write("# " + re.sub(r" (quick|only)=\S+", "", res.info[0]) + "\n")
         f.write("\n".join(lines) + "\n")
     for line in lines:
         print(line)
@@ -333,14 +333,39 @@ def run(kernel, quick, timeout):
     return ok and not bad
 
 
+def markdown(path):
+    """A README table from a saved build/bench/<kernel>.txt."""
+    rows, head = [], []
+    for line in open(path):
+        if line.startswith("#"):
+            head.append(line[1:].strip())
+            continue
+        f = line.split()
+        if len(f) < 5 or f[0] != "bench":
+            continue
+        vals = dict(kv.split("=") for kv in f[4:])
+        if f[1] == "B6":
+            vals["compat"] = vals.pop("si_off", "")
+        rows.append("| %s | %s | %s |" % (f[1], f[3], " | ".join(
+            vals.get(p, "") for p in PEERS + ["ratio"])))
+    out = ["_" + "; ".join(head) + "_", "",
+           "| id | metric | " + " | ".join(PEERS) + " | si/classic |",
+           "|---|---|" + "---:|" * (len(PEERS) + 1)]
+    return "\n".join(out + rows)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="each benchmark briefly (QUICK=1)")
     ap.add_argument("--timeout", type=int, default=1500, help="seconds per boot")
     ap.add_argument("--smoke", metavar="LOG", help="check a console log as make check does")
+    ap.add_argument("--markdown", metavar="TXT", help="print a saved result file as a table")
     ap.add_argument("kernels", nargs="*", help="6.1-rt 6.12-rt 6.1 or a release")
     args = ap.parse_args()
+    if args.markdown:
+        print(markdown(args.markdown))
+        return 0
     if args.smoke:
         rs = smoke(args.smoke, "")
         for r in rs:
