@@ -3,9 +3,12 @@
  * B8, the user-space half: what a SCHED_FIFO 50 program on the benchmark
  * CPU sees while a long timer callback runs there (si_timer_bench hold=).
  * Every period it wakes by clock_nanosleep() (a HARD hrtimer for an RT
- * task), sends a UDP datagram over the loopback to an echo server on CPU 0
- * and waits for the reply; on the way out the loopback's NET_RX runs on
- * the sender's CPU, in bottom-half context. Socket set-up is excluded.
+ * task), sends a UDP datagram over the loopback to an echo server (also
+ * SCHED_FIFO 50, on the same CPU) and waits for the reply; each way the
+ * loopback's NET_RX runs on that CPU in bottom-half context. Everything on
+ * one CPU: under single-threaded TCG a vCPU that busy-waits holds the
+ * others off for up to QEMU's 100 ms round-robin slice, which would swamp
+ * a cross-CPU round trip. Socket set-up is excluded.
  *
  *	si_bench_udp PEER COUNT PERIOD_US CPU
  * prints
@@ -94,14 +97,12 @@ int main(int argc, char **argv)
 		perror("si_bench_udp: set-up");
 		return 1;
 	}
-	pid = fork();
-	if (pid == 0) {
-		bind_cpu(0);
-		serve(sfd);
-	}
 	bind_cpu(cpu);
 	if (sched_setscheduler(0, SCHED_FIFO, &sp))
 		perror("sched_setscheduler");
+	pid = fork();	/* inherits the CPU and the policy */
+	if (pid == 0)
+		serve(sfd);
 	/* one round trip outside the measurement: ARP-free, but warm */
 	sendto(cfd, "w", 1, 0, (struct sockaddr *)&srv, sizeof(srv));
 	recv(cfd, buf, sizeof(buf), 0);
