@@ -313,7 +313,7 @@ def run(kernel, quick, timeout):
                          "did not finish")
             print("  %-8s %s" % (kernel, notes[-1]), flush=True)
         con = Console()
-        for line in boot(kernel, mode, quick, timeout if not icount else min(timeout, 400),
+        for line in boot(kernel, mode, quick, timeout if not icount else min(timeout, 240),
                          icount):
             res.feed(line)
             for r in con.feed(line):
