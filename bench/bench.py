@@ -33,6 +33,8 @@ VM = ["bash", os.path.join(TOP, "scripts", "vm.sh")]
 PEERS = ["si", "compat", "classic", "kdw", "dw", "baseline"]
 # B6 compares si_timer's load states instead of peers.
 B6_PEERS = ["baseline", "si_off", "si"]
+COLOUR = {"si": "#d62728", "compat": "#ff7f0e", "classic": "#1f77b4", "kdw": "#9467bd",
+          "dw": "#2ca02c", "baseline": "#000000"}
 CDF_Q = [0, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 98, 99, 99.5, 99.9, 100]
 
 ALL = set(PEERS)
@@ -265,9 +267,10 @@ def plot(kernel, res):
                 dat = os.path.join(OUT, "%s-%s-%s-%s.dat" % (kernel, id_, cond, p))
                 with open(dat, "w") as f:
                     for q, x in zip(CDF_Q, v):
-                        f.write("%d %g\n" % (max(x, 1), q))
+                        f.write("%d %g\n" % (max(x, 1) if id_ == "B1" else x, q))
                 label = p if len(conds) == 1 else "%s (%s)" % (p, cond)
-                series.append((dat, label, "lines" if cond != "idle" else "linespoints"))
+                series.append((dat, label, "lines lw 2 lc rgb '%s'%s" % (
+                    COLOUR[p], " dt 2" if cond == "idle" else "")))
         if not series:
             continue
         png = os.path.join(OUT, "%s-%s.png" % (kernel, id_))
@@ -275,7 +278,9 @@ def plot(kernel, res):
                 "set terminal png size 900,520",
                 "set output '%s'" % png,
                 "set title '%s (%s)'" % (title, kernel),
-                "set logscale x", "set xlabel 'latency (us, log scale)'",
+                # B4 has negative values (see README): linear, the tail cut at 40 ms
+                "set logscale x" if id_ == "B1" else "set xrange [-2000:40000]",
+                "set xlabel 'latency (us%s)'" % (", log scale" if id_ == "B1" else ""),
                 "set ylabel 'percentile'", "set yrange [0:100]", "set grid",
                 "set key bottom right",
                 "plot " + ", ".join("'%s' using 1:2 with %s title '%s'" % (d, s, l)
