@@ -78,7 +78,9 @@ prepare() {
 	echo "vm.sh: $name = $KVER ($BZIMAGE)" >&2
 	# M= builds in place: build a copy of the tree, keeping earlier objects.
 	mkdir -p "$b/src"
-	rsync -a --delete --filter=':- .gitignore' --exclude=/.git "$top/" "$b/src/"
+	# --checksum --no-times: a file changed since the last copy gets a new mtime,
+	# so make rebuilds it even if its objects are newer than its edit.
+	rsync -a --no-times --checksum --delete --filter=':- .gitignore' --exclude=/.git "$top/" "$b/src/"
 	make -C "$KDIR" M="$top/$b/src" W=1 modules >&2
 
 	ir=$b/initramfs
