@@ -237,7 +237,7 @@ bench_udp() {
 	cpu=$(($(grep -c '^processor' /proc/cpuinfo) - 1))
 	ifconfig lo 127.0.0.1 up
 	for p in baseline classic compat si kdw dw; do
-		insmod "$SI" && insmod "$BENCH/si_timer_bench.ko" hold=$p cpu=$cpu ||
+		insmod "$SI" && insmod "$BENCH/si_timer_bench.ko" hold=$p only=none cpu=$cpu ||
 			echo "SI_BENCH_ERROR insmod hold=$p failed"
 		sleep 1
 		"$BENCH/si_bench_udp" $p $n 10000 $cpu
