@@ -174,9 +174,9 @@ def problems(res, rt):
     for p in mass:
         if mass[p] != n.get(p):
             bad.append("B5: %s: %d of %s timers fired exactly once" % (p, mass[p], n.get(p)))
-    for key in [("B5", "same_jiffy_us"), ("B5", "icount_same_jiffy_us"),
-                ("B5", "mass_fire_all_ms"),
-                ("B6", "tasklet_pingpong_ns"), ("B6", "soft_hrtimer_chain_ns")]:
+    # B5 reports a timeout with an SI_BENCH_WARN line (its times may be a
+    # little negative: see README); B6 with -1.
+    for key in [("B6", "tasklet_pingpong_ns"), ("B6", "soft_hrtimer_chain_ns")]:
         for p, v in res.lines.get(key, {}).items():
             if v < 0:
                 bad.append("%s %s: %s did not complete" % (key[0], key[1], p))
