@@ -107,7 +107,8 @@ int main(int argc, char **argv)
 	sendto(cfd, "w", 1, 0, (struct sockaddr *)&srv, sizeof(srv));
 	recv(cfd, buf, sizeof(buf), 0);
 
-	start = next = now_ns();
+	start = now_ns();
+	next = start;
 	for (i = 0; i < count; i++) {
 		long long t0;
 
