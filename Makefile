@@ -16,7 +16,7 @@ export SI_BOOT_TIMEOUT := $(BOOT_TIMEOUT)
 # `make torture`: seconds of si_timer_torture per kernel (make check: 60).
 DURATION ?= 600
 
-.PHONY: all modules clean install help deps check check-host run shell torture
+.PHONY: all modules clean install help deps check check-host run shell torture bench
 .PHONY: dkms-install dkms-remove deb migrate audit
 
 all: modules
@@ -47,6 +47,13 @@ torture: deps
 # Host-side unit tests of the harness's console parser (no VM).
 check-host:
 	python3 selftests/test_ktap.py
+
+# Benchmarks (bench/): one TCG and one -icount boot per kernel; results in
+# build/bench/. QUICK=1 runs each briefly (make check does that as a smoke test).
+BENCH_KERNELS ?= 6.1-rt 6.12-rt 6.1
+bench: deps
+	python3 bench/bench.py $(if $(QUICK),--quick) \
+		$(if $(filter file default,$(origin KERNELS)),$(BENCH_KERNELS),$(KERNELS))
 
 run: deps
 	bash scripts/vm.sh run $(RUN_KERNEL)
@@ -81,6 +88,7 @@ help:
 	@echo "make deps                         install the packages and kernels (scripts/deps.sh)"
 	@echo "make check [KERNELS=...]          the test suite on each kernel (default: $(KERNELS))"
 	@echo "make check-host                   unit tests of the console parser, on the host"
+	@echo "make bench [KERNELS=...] [QUICK=1] benchmarks against timer_list & co (default: $(BENCH_KERNELS))"
 	@echo "make run                          boot $(RUN_KERNEL) in QEMU with si_timer loaded, show it"
 	@echo "make shell                        boot $(RUN_KERNEL) in QEMU to a busybox shell (Ctrl-A x quits)"
 	@echo "  BOOT_TIMEOUT=<s> (default 420)  seconds a VM may run before it counts as hung"
@@ -97,7 +105,7 @@ help:
 # The trace header keeps the kernel's TRACE_EVENT layout, which checkpatch
 # only accepts under include/trace/events/.
 LINT_SRC := $(filter-out module/si_trace.h %.mod.c,\
-	      $(wildcard module/*.[ch] include/*.h selftests/*.[ch]))
+	      $(wildcard module/*.[ch] include/*.h selftests/*.[ch] bench/*.[ch]))
 CHECKPATCH := build/checkpatch/scripts/checkpatch.pl
 
 $(CHECKPATCH):

@@ -92,7 +92,9 @@ prepare() {
 	echo "vm.sh: $name = $KVER ($BZIMAGE)" >&2
 	# M= builds in place: build a copy of the tree, keeping earlier objects.
 	mkdir -p "$b/src"
-	rsync -a --delete --filter=':- .gitignore' --exclude=/.git "$top/" "$b/src/"
+	# --checksum --no-times: a file changed since the last copy gets a new mtime,
+	# so make rebuilds it even if its objects are newer than its edit.
+	rsync -a --no-times --checksum --delete --filter=':- .gitignore' --exclude=/.git "$top/" "$b/src/"
 	make -C "$KDIR" M="$top/$b/src" W=1 modules >&2
 
 	ir=$b/initramfs
@@ -107,6 +109,10 @@ prepare() {
 	done
 	touch "$ir/si/tests.list"
 	[ -f "$b/src/selftests/si_timer_demo.ko" ] && cp "$b/src/selftests/si_timer_demo.ko" "$ir/si/"
+	# The benchmarks (make bench; make check runs them briefly as a smoke test).
+	mkdir -p "$ir/si/bench"
+	cp "$b"/src/bench/*.ko "$ir/si/bench/"
+	gcc -static -O2 -Wall -o "$ir/si/bench/si_bench_udp" bench/si_bench_udp.c
 	sed -n 's/^#define[[:space:]]*SI_TIMER_VERSION[[:space:]]*"\(.*\)".*/\1/p' \
 		include/si_timer.h > "$ir/si/version"
 	(cd "$ir" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -1) \
@@ -139,9 +145,12 @@ pack() {
 # that only registers and unregisters an ftrace kprobe on run_timer_softirq
 # took 6.1-rt down at cycle 351, 6.1 at 208, 6.12-rt at 1048, under host
 # load; single-threaded: none in 2551, 3000 and 1796 cycles). SI_VM_ACCEL
-# overrides it. SI_QEMU_ARGS adds QEMU options (e.g. "-icount shift=0,sleep=off"
-# for instruction-counted timings).
+# overrides it. SI_VM_ICOUNT=1 adds -icount shift=0,sleep=off: the guest
+# clock then counts instructions (1 ns each) and timings repeat exactly, for
+# the cost benchmarks. SI_QEMU_ARGS adds other QEMU options.
 SI_VM_ACCEL=${SI_VM_ACCEL:-tcg,thread=single}
+icount=()
+[ "${SI_VM_ICOUNT:-0}" = 1 ] && icount=(-icount shift=0,sleep=off)
 
 # Under TCG the guest's TSC runs at the host's rate, but its boot-time
 # calibration against the emulated PIT fails now and then on a busy host
@@ -149,7 +158,7 @@ SI_VM_ACCEL=${SI_VM_ACCEL:-tcg,thread=single}
 # runs 15 times fast and every timing goes wrong. Tell it the host's rate
 # (SI_TSC_KHZ=off: let it calibrate; icount boots have a virtual TSC).
 tsc_khz() {
-	[ "${SI_TSC_KHZ:-}" = off ] && return
+	[ "${SI_TSC_KHZ:-}" = off ] || [ ${#icount[@]} -gt 0 ] && return
 	if [ -n "${SI_TSC_KHZ:-}" ]; then
 		echo "$SI_TSC_KHZ"
 		return
@@ -167,7 +176,8 @@ boot() {
 	[[ $name != *-mttcg ]] || SI_VM_ACCEL=tcg,thread=multi
 	local khz
 	khz=$(tsc_khz)
-	exec qemu-system-x86_64 -accel "$SI_VM_ACCEL" -smp "${SI_VM_CPUS:-4}" -m 1G \
+	# shellcheck disable=SC2086 # SI_QEMU_ARGS: one word per option
+	exec qemu-system-x86_64 -accel "$SI_VM_ACCEL" "${icount[@]}" -smp "${SI_VM_CPUS:-4}" -m 1G \
 		-nographic -no-reboot -nic none ${SI_QEMU_ARGS:-} -kernel "$BZIMAGE" -initrd "$INITRD" \
 		-append "console=ttyS0 tsc=reliable panic=-1 sysrq_always_enabled printk.devkmsg=on loglevel=$loglevel si_mode=$mode ${khz:+tsc_early_khz=$khz} ${SI_APPEND:-}"
 }

@@ -16,6 +16,12 @@
 #   shell  interactive busybox shell.
 #   script source /si/script.sh (its checks use the helpers below; packed
 #          by `vm.sh pack`, see selftests/dkms_test.sh).
+#   bench, bench_icount  `make bench` (bench/bench.py): the benchmark
+#          modules in /si/bench, their SI_BENCH lines copied to the console;
+#          bench_icount boots run the cost benchmarks (B3, B6), the other
+#          boots the rest. si_bench_quick=1 runs each one briefly. check
+#          mode runs all of them so, as a smoke test (bench/bench.py checks
+#          the lines).
 # Every mode ends with the line SI_TIMER_HARNESS_DONE and powers off.
 
 /bin/busybox mkdir -p /proc /sys /dev /tmp
@@ -29,7 +35,7 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 # busybox modinfo/modprobe want /lib/modules/$(uname -r)/modules.dep
 mods=/lib/modules/$(uname -r)
 mkdir -p "$mods" && ln /si/*.ko "$mods/" && depmod
-mode=$(sed -n 's/.* si_mode=\([a-z]*\).*/\1/p' /proc/cmdline)
+mode=$(sed -n 's/.* si_mode=\([a-z_]*\).*/\1/p' /proc/cmdline)
 SI=/si/si_timer.ko
 KPROBES=/sys/kernel/debug/kprobes/list
 
@@ -448,8 +454,71 @@ run_mode() {
 	dmesg | grep si_timer | tail -n 2
 }
 
+# --- benchmarks (bench/): each insmod runs its benchmarks in module_init.
+bench_quick=$(sed -n 's/.* si_bench_quick=\([01]\).*/\1/p' /proc/cmdline)
+BENCH=/si/bench
+# Copy this module's result lines to the console unless the console has them.
+bench_out() {
+	[ "$mode" = check ] && return
+	dmesg -c | sed -n 's/.*\(SI_BENCH.*\)/\1/p'
+}
+# bench_load "si_timer params" module params...
+bench_load() {
+	local si=$1 mod=$2
+	shift 2
+	dmesg -c > /dev/null
+	if [ "$si" != none ]; then
+		# shellcheck disable=SC2086
+		insmod "$SI" $si || { echo "SI_BENCH_ERROR insmod si_timer $si failed"; return 1; }
+	fi
+	insmod "$BENCH/$mod.ko" quick="${bench_quick:-0}" "$@" ||
+		echo "SI_BENCH_ERROR insmod $mod $* failed"
+	bench_out
+	rmmod "$mod"
+	[ "$si" = none ] || rmmod si_timer
+}
+bench_latency() {
+	bench_load "" si_timer_bench only=B1,B4,B5
+	# B7: the executors above the FIFO 50 flood
+	grep -q PREEMPT_RT /proc/version &&
+		bench_load "prio=60" si_timer_bench only=B7
+	bench_udp
+}
+# B8, user space: a FIFO 50 UDP client on the benchmark CPU while each peer's
+# long timer runs there.
+bench_udp() {
+	local p cpu n=200
+	[ -x "$BENCH/si_bench_udp" ] || { echo "SI_BENCH_ERROR no $BENCH/si_bench_udp"; return; }
+	[ "$bench_quick" = 1 ] && n=20
+	cpu=$(($(grep -c '^processor' /proc/cpuinfo) - 1))
+	ifconfig lo 127.0.0.1 up
+	for p in baseline classic compat si kdw dw; do
+		insmod "$SI" && insmod "$BENCH/si_timer_bench.ko" hold=$p only=none cpu=$cpu ||
+			echo "SI_BENCH_ERROR insmod hold=$p failed"
+		sleep 1
+		"$BENCH/si_bench_udp" $p $n 10000 $cpu
+		rmmod si_timer_bench
+		rmmod si_timer
+	done
+}
+bench_cost() {
+	bench_load "" si_timer_bench only=B3,B5i
+	bench_load none si_bench_load state=baseline
+	bench_load "vecmask=off" si_bench_load state=si_off
+	bench_load "vecmask=on" si_bench_load state=si
+}
+bench_smoke() {
+	[ -d "$BENCH" ] || return 0
+	bench_quick=1
+	bench_latency
+	bench_cost
+	say "SI_BENCH_SMOKE_DONE"
+}
+
 case $mode in
-check) check_mode ;;
+check) check_mode; bench_smoke ;;
+bench) bench_latency ;;
+bench_icount) bench_cost ;;
 run) run_mode ;;
 script) . /si/script.sh ;;
 *)

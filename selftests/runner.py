@@ -16,6 +16,9 @@ import time
 
 from ktap import Console, Result
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
+from bench import smoke as bench_smoke  # noqa: E402
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LOGS = os.path.join(TOP, "build", "logs")
 VM = ["bash", os.path.join(TOP, "scripts", "vm.sh")]
@@ -202,6 +205,9 @@ def main():
             print("== %s: booting (build %.0f s; console: build/logs/%s.log)"
                   % (kernel, tbuild, kernel), flush=True)
             tboot = boot(kernel, args.timeout, tally)
+            # The benchmarks ran briefly after the tests: their lines complete?
+            for r in bench_smoke(os.path.join(LOGS, kernel + ".log"), kernel):
+                tally.report(kernel, r)
         d = {k: tally.counts[k] - before[k] for k in tally.counts}
         line = "%-8s %3d passed, %d failed, %d skipped  (build %.0f s, boot %.1f s)" % (
             kernel, d["ok"], d["fail"], d["skip"], tbuild, tboot)
