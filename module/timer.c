@@ -31,7 +31,9 @@
  *    wheel timer, or puts the timer on a queue or takes it off. Each API
  *    call does its work in one such critical section, so calls are atomic
  *    with respect to each other and to expiry, as their timer_list twins
- *    are under the base lock.
+ *    are under the base lock. The exception is theirs too: a delete that
+ *    reads the timer idle returns 0 without the lock, ordered before any
+ *    arming that races with it (a handover in progress is still ARMED).
  * 2. The wheel timer is pending only while ARMED. The converse fails only
  *    for a handover: from the moment the wheel detaches the expired timer
  *    until si_timer_wheel_fn() has the lock.
@@ -475,6 +477,9 @@ int si_timer_delete(struct si_timer *timer)
 {
 	if (si_timer_misused(timer))
 		return -EINVAL;
+	/* Idle: nothing to undo, no lock needed (as timer_delete()). */
+	if (!(READ_ONCE(timer->state) & SI_STATE_PENDING))
+		return 0;
 	return si_delete(timer, false);
 }
 EXPORT_SYMBOL_GPL(si_timer_delete);
