@@ -7,12 +7,16 @@ KDIR ?= /lib/modules/$(KVER)/build
 PWD := $(CURDIR)
 # Kernels booted by `make check` (scripts/vm.sh resolves the names) and by
 # `make run` / `make shell`; seconds a boot may take before it fails.
-KERNELS ?= 6.1-rt 6.12-rt 6.1 debug-rt
+# The debug kernels (`make check-debug`) are built once and cached by
+# scripts/build-debug-kernel.sh: kasan-rt (KASAN) and kcsan-rt (KCSAN),
+# both with lockdep and debugobjects.
+DEBUG_KERNELS ?= kasan-rt kcsan-rt
+KERNELS ?= 6.1-rt 6.12-rt 6.1 $(DEBUG_KERNELS)
 RUN_KERNEL ?= 6.12-rt
 BOOT_TIMEOUT ?= 300
 export SI_BOOT_TIMEOUT := $(BOOT_TIMEOUT)
 
-.PHONY: all modules clean install help deps check run shell
+.PHONY: all modules clean install help deps check check-debug check-host run shell
 
 all: modules
 
@@ -31,8 +35,16 @@ install: modules
 deps:
 	bash scripts/deps.sh
 
-check: deps
+check: deps check-host
 	python3 selftests/runner.py $(KERNELS)
+
+check-debug: deps check-host
+	python3 selftests/runner.py $(DEBUG_KERNELS)
+
+# The harness's own tests, on the host (no VM): how the console parser
+# judges kernel reports.
+check-host:
+	python3 -m unittest discover -s selftests/host
 
 run: deps
 	bash scripts/vm.sh run $(RUN_KERNEL)
@@ -46,6 +58,8 @@ help:
 	@echo "make clean                        remove build products (and build/)"
 	@echo "make deps                         install the packages and kernels (scripts/deps.sh)"
 	@echo "make check [KERNELS=...]          the test suite on each kernel (default: $(KERNELS))"
+	@echo "make check-debug                  the test suite on the debug kernels only ($(DEBUG_KERNELS))"
+	@echo "make check-host                   the harness's own tests (console parser), no VM"
 	@echo "make run                          boot $(RUN_KERNEL) in QEMU with si_timer loaded, show it"
 	@echo "make shell                        boot $(RUN_KERNEL) in QEMU to a busybox shell (Ctrl-A x quits)"
 	@echo "  BOOT_TIMEOUT=<s> (default 300)  seconds a VM may run before it counts as hung"

@@ -68,7 +68,8 @@ def sysrq(proc, keys):
 
 def boot(kernel, timeout, tally, attempt=1):
     """Boot once; a kernel that dies before running /init (no si_timer code
-    loaded yet: a QEMU TCG flake) is booted once more."""
+    loaded yet: a QEMU TCG flake) is booted once more. Returns the seconds
+    it took and the number of KCSAN reports inside the kernel only."""
     tests = open(os.path.join(TOP, "build", kernel, "initramfs", "si", "tests.list")).read().split()
     con = Console(expect_docs=["si_timer_load"] + tests + ["si_timer_modules"])
     early = []      # results before /init runs, held back in case of a retry
@@ -138,14 +139,14 @@ def boot(kernel, timeout, tally, attempt=1):
         report([Result("fail", "boot", "finished only after the %d s timeout" % timeout, [])])
     for r in early:
         tally.report(kernel, r)
-    return time.monotonic() - start
+    return time.monotonic() - start, len(con.kcsan_kernel)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--timeout", type=int, default=int(os.environ.get("SI_BOOT_TIMEOUT", 300)),
                     help="seconds per boot (default 300)")
-    ap.add_argument("kernels", nargs="+", help="6.1-rt 6.12-rt 6.1 debug-rt or a release")
+    ap.add_argument("kernels", nargs="+", help="6.1-rt 6.12-rt 6.1 kasan-rt kcsan-rt or a release")
     args = ap.parse_args()
     os.makedirs(LOGS, exist_ok=True)
     tally, summary = Tally(), []
@@ -154,14 +155,16 @@ def main():
         print("== %s: building" % kernel, flush=True)
         t0 = time.monotonic()
         built = prepare(kernel, tally)
-        tbuild, tboot = time.monotonic() - t0, 0.0
+        tbuild, tboot, kcsan = time.monotonic() - t0, 0.0, 0
         if built:
             print("== %s: booting (build %.0f s; console: build/logs/%s.log)"
                   % (kernel, tbuild, kernel), flush=True)
-            tboot = boot(kernel, args.timeout, tally)
+            tboot, kcsan = boot(kernel, args.timeout, tally)
         d = {k: tally.counts[k] - before[k] for k in tally.counts}
         line = "%-8s %3d passed, %d failed, %d skipped  (build %.0f s, boot %.1f s)" % (
             kernel, d["ok"], d["fail"], d["skip"], tbuild, tboot)
+        if kcsan:
+            line += "; %d KCSAN report(s) inside the kernel only" % kcsan
         print("== " + line, flush=True)
         summary.append(line)
     print("\nSummary:")
