@@ -5,7 +5,9 @@
 # /init of the test VM (packed by scripts/vm.sh). si_mode= on the kernel
 # command line picks what it does:
 #   check  KTAP document "si_timer_load" (shell-level load/unload checks),
-#          then per test module in /si/tests.list: insmod si_timer.ko,
+#          then document "si_timer_params" (si_timer loaded with each
+#          non-default parameter setting, some test modules run under each,
+#          refusals), then per test module in /si/tests.list: insmod si_timer.ko,
 #          insmod <test>.ko (its module_init prints its own KTAP document),
 #          rmmod both; then document "si_timer_modules" (one result per test
 #          module + leftovers), then the end marker. All KTAP goes through
@@ -32,9 +34,6 @@ KPROBES=/sys/kernel/debug/kprobes/list
 finish() {
 	echo "SI_TIMER_HARNESS_DONE" > /dev/kmsg
 	sleep 1		# let the console drain
-	# Without ACPI (the debug kernels) power-off only halts; a reset ends
-	# QEMU too, as it runs with -no-reboot.
-	[ -d /sys/firmware/acpi ] || reboot -f
 	poweroff -f
 }
 
@@ -138,16 +137,138 @@ t_reload_3_times() {
 }
 
 # Test modules: loaded one at a time on a fresh si_timer; module_init prints
-# the KTAP document and returns 0, then the module is removed again.
+# the KTAP document and returns 0, then the module is removed again. The
+# module's expected WARNs must have come by the time insmod returns
+# (SI_EXPECT_END, see ktap.py).
 run_test_module() {
-	local t=$1
+	local t=$1 rc
 	load "$SI" || return 1
-	if ! load "/si/$t.ko"; then
+	load "/si/$t.ko"
+	rc=$?
+	say "# SI_EXPECT_END $t"
+	if [ $rc != 0 ]; then
 		unload si_timer
 		return 1
 	fi
 	unload "$t" || return 1
 	unload si_timer && leftovers
+}
+
+# --- si_timer loaded with non-default parameters (document si_timer_params).
+# Run check t_$1 now and redefine it to report that result later, in a
+# document printed after the documents of the modules it ran.
+run_now() {
+	local rc
+	why=
+	"t_$1"
+	rc=$?
+	printf '%s\n%s\n' "$rc" "$why" > "/tmp/res.$1"
+	eval "t_$1() { { read -r rc; read -r why; } < /tmp/res.$1; return \$rc; }"
+}
+param() { cat "/sys/module/si_timer/parameters/$1" 2>&1; }
+want_param() {
+	[ "$(param "$1")" = "$2" ] || { why="$1 = '$(param "$1")', want '$2'"; return 1; }
+}
+want_dmesg() {
+	dmesg | grep -qF "$1" || { why="no kernel line '$1'"; return 1; }
+}
+new_kprobes() { kprobes | grep -vxF -f /tmp/kprobes.base; }
+# param_load ARGS...: fresh si_timer with ARGS, each read back from sysfs.
+param_load() {
+	local a
+	dmesg -c > /dev/null
+	kprobes > /tmp/kprobes.base
+	load "$SI" "$@" || return 1
+	for a in "$@"; do
+		want_param "${a%%=*}" "${a#*=}" || return 1
+	done
+}
+# param_modules MODULE...: run each test module (if packed) on the loaded
+# si_timer, its document named "MODULE[ARGS]", then unload si_timer.
+# si_vecmask_test runs a tenth of its periods and dispatches there: it is
+# the mode's outcome that counts, the full numbers run with the defaults.
+param_modules() {
+	local t name extra err=
+	for t in "$@"; do
+		[ -f "/si/$t.ko" ] || continue
+		name="${t}[$(echo "$PARAM_ARGS" | tr ' ' ,)]"
+		extra=
+		[ "$t" != si_vecmask_test ] || extra="periods=1000 bench_iters=10000"
+		dmesg -c > /dev/null
+		# shellcheck disable=SC2086
+		load "/si/$t.ko" "ktap_doc=$name" $extra || err=$why
+		say "# SI_EXPECT_END $name"
+		[ -z "$err" ] || break
+		dmesg | grep -qF "# Subtest: $name" || err="$t printed no document"
+		unload "$t" || { err=${err:-$why}; break; }
+		[ -z "$err" ] || break
+	done
+	unload si_timer && leftovers || err=${err:-$why}
+	why=$err
+	[ -z "$err" ]
+}
+# param_run "ARGS" CHECKS MODULE...: load with ARGS, run the shell checks
+# (a command list), then the modules.
+param_run() {
+	PARAM_ARGS=$1
+	# shellcheck disable=SC2086
+	if param_load $1 && eval "$2"; then
+		shift 2
+		param_modules "$@"
+		return
+	fi
+	set -- "$why"
+	unload si_timer
+	why=$1
+	return 1
+}
+# param_refused "ARGS" ERRNO-TEXT KERNEL-LINE: insmod must fail with
+# ERRNO-TEXT after printing KERNEL-LINE, and leave nothing behind.
+param_refused() {
+	dmesg -c > /dev/null
+	kprobes > /tmp/kprobes.base
+	# shellcheck disable=SC2086
+	if out=$(insmod "$SI" $1 2>&1); then
+		why="insmod $SI $1 succeeded"
+		unload si_timer
+		return 1
+	fi
+	case $out in
+	*"$2"*) ;;
+	*) why="insmod $SI $1: '$out', want '$2'"; return 1 ;;
+	esac
+	want_dmesg "$3" && leftovers
+}
+PARAM_TESTS="si_timer_params_test si_vecmask_test"
+t_vecmask_off() {
+	param_run vecmask=off 'want_param vecmask_active N &&
+		want_dmesg "vecmask=off: soft-interruptible callbacks run in compatible mode" &&
+		{ [ -z "$(new_kprobes)" ] || { why="kprobes with vecmask=off: $(new_kprobes)"; false; }; }' \
+		$PARAM_TESTS
+}
+t_vecmask_on() {
+	param_run vecmask=on 'want_param vecmask_active Y &&
+		want_dmesg "vecmask=on: TIMER and HRTIMER vectors maskable per CPU, self-check passed"' \
+		si_timer_params_test
+}
+t_vecmask_auto_falls_back() {
+	param_run vecmask_test_fail_hook=hrtimer_run_softirq 'want_param vecmask_active N &&
+		want_dmesg "soft-interruptible callbacks fall back to compatible mode" &&
+		{ [ -z "$(new_kprobes)" ] || { why="kprobes left by the fallback: $(new_kprobes)"; false; }; }' \
+		$PARAM_TESTS
+}
+t_vecmask_on_refused_without_hooks() {
+	param_refused "vecmask=on vecmask_test_fail_hook=run_timer_softirq" "No such device" \
+		"vecmask=on: softirq vector mask emulation unavailable (run_timer_softirq: -ENOENT), refusing to load"
+}
+t_vecmask_unknown_refused() {
+	param_refused vecmask=maybe "Invalid argument" "vecmask=maybe: expected auto, on or off"
+}
+t_prio_0() {
+	param_run prio=0 'want_dmesg "executors at SCHED_OTHER 0"' si_timer_params_test
+}
+t_prio_out_of_range_refused() {
+	param_refused prio=100 "Invalid argument" "prio=100 out of range 0-99"
 }
 
 # Results of the test modules, reported after their own documents so that
@@ -156,7 +277,12 @@ check_mode() {
 	ktap si_timer_load modinfo_license modinfo_description modinfo_parm \
 		load version params_documented executors unload no_leftovers \
 		reload_3_times
-	local t tests=''
+	local t tests='' params="vecmask_off vecmask_on vecmask_auto_falls_back \
+		vecmask_on_refused_without_hooks vecmask_unknown_refused prio_0 \
+		prio_out_of_range_refused"
+	for t in $params; do run_now "$t"; done
+	# shellcheck disable=SC2086
+	ktap si_timer_params $params
 	for t in $(cat /si/tests.list); do
 		tests="$tests $t"
 		why=
