@@ -44,7 +44,7 @@ check-debug: deps check-host
 # The harness's own tests, on the host (no VM): how the console parser
 # judges kernel reports.
 check-host:
-	python3 -m unittest discover -s selftests/host
+	python3 -m unittest discover -s selftests -p 'test_*.py'
 
 run: deps
 	bash scripts/vm.sh run $(RUN_KERNEL)

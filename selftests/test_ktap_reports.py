@@ -12,7 +12,7 @@ import sys
 import textwrap
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ktap  # noqa: E402
 
 BOOT = """\
