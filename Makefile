@@ -5,18 +5,23 @@
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 PWD := $(CURDIR)
-# Kernels booted by `make check` (scripts/vm.sh resolves the names) and by
-# `make run` / `make shell`; seconds a boot may take before it fails.
+# Kernels booted by `make check` (scripts/vm.sh resolves the names; NAME-mttcg:
+# the race tests and the torture under multi-threaded TCG; "dkms" is the DKMS
+# and migration-kit step, selftests/dkms_test.sh) and by `make run` /
+# `make shell`; seconds a boot may take before it fails.
 # The debug kernels (`make check-debug`) are built once and cached by
 # scripts/build-debug-kernel.sh: kasan-rt (KASAN) and kcsan-rt (KCSAN),
 # both with lockdep and debugobjects.
 DEBUG_KERNELS ?= kasan-rt kcsan-rt
-KERNELS ?= 6.1-rt 6.12-rt 6.1 $(DEBUG_KERNELS)
+KERNELS ?= 6.1-rt 6.12-rt 6.1 $(DEBUG_KERNELS) 6.12-rt-mttcg dkms
 RUN_KERNEL ?= 6.12-rt
-BOOT_TIMEOUT ?= 300
+BOOT_TIMEOUT ?= 420
 export SI_BOOT_TIMEOUT := $(BOOT_TIMEOUT)
+# `make torture`: seconds of si_timer_torture per kernel (make check: 60).
+DURATION ?= 600
 
-.PHONY: all modules clean install help deps check check-debug check-host run shell
+.PHONY: all modules clean install help deps check check-debug check-host run shell torture bench
+.PHONY: dkms-install dkms-remove deb migrate audit
 
 all: modules
 
@@ -41,16 +46,48 @@ check: deps check-host
 check-debug: deps check-host
 	python3 selftests/runner.py $(DEBUG_KERNELS)
 
-# The harness's own tests, on the host (no VM): how the console parser
-# judges kernel reports.
+# Only si_timer_torture, DURATION seconds; the boot may take 300 s more.
+torture: deps
+	SI_TESTS=si_timer_torture SI_APPEND="si_timer_torture.duration=$(DURATION) $(SI_APPEND)" \
+		python3 selftests/runner.py --timeout $$(($(DURATION) + 300)) $(KERNELS)
+
+# Host-side unit tests of the harness's console parser (no VM): every
+# selftests/test_*.py.
 check-host:
 	python3 -m unittest discover -s selftests -p 'test_*.py'
+
+# Benchmarks (bench/): one TCG and one -icount boot per kernel; results in
+# build/bench/. QUICK=1 runs each briefly (make check does that as a smoke test).
+BENCH_KERNELS ?= 6.1-rt 6.12-rt 6.1
+bench: deps
+	python3 bench/bench.py $(if $(QUICK),--quick) \
+		$(if $(filter file default,$(origin KERNELS)),$(BENCH_KERNELS),$(KERNELS))
 
 run: deps
 	bash scripts/vm.sh run $(RUN_KERNEL)
 
 shell: deps
 	bash scripts/vm.sh shell $(RUN_KERNEL)
+
+# DKMS and Debian packaging (scripts/dkms.sh), the migration kit
+# (scripts/si-migrate.sh, scripts/si-timer-audit.py): README.md, "DKMS" and
+# "Migrating a driver to si_timer".
+dkms-install:
+	bash scripts/dkms.sh install $(KVER)
+
+dkms-remove:
+	bash scripts/dkms.sh remove
+
+deb:
+	bash scripts/dkms.sh deb build
+
+migrate:
+	@test -n "$(FILE)$(DIR)" || { echo "make migrate FILE=<file.c> or DIR=<driver dir> [DIFF=1]" >&2; exit 1; }
+	bash scripts/si-migrate.sh $(if $(DIFF),--diff) $(FILE) $(DIR)
+
+audit:
+	@test -n "$(FILE)$(DIR)" || { echo "make audit FILE=<file.c> or DIR=<driver dir>" >&2; exit 1; }
+	python3 scripts/si-timer-audit.py $(FILE) $(DIR)
 
 help:
 	@echo "make [KVER=<release>|KDIR=<dir>]  build si_timer.ko and the test modules"
@@ -59,10 +96,17 @@ help:
 	@echo "make deps                         install the packages and kernels (scripts/deps.sh)"
 	@echo "make check [KERNELS=...]          the test suite on each kernel (default: $(KERNELS))"
 	@echo "make check-debug                  the test suite on the debug kernels only ($(DEBUG_KERNELS))"
-	@echo "make check-host                   the harness's own tests (console parser), no VM"
+	@echo "make check-host                   unit tests of the console parser, on the host"
+	@echo "make bench [KERNELS=...] [QUICK=1] benchmarks against timer_list & co (default: $(BENCH_KERNELS))"
 	@echo "make run                          boot $(RUN_KERNEL) in QEMU with si_timer loaded, show it"
 	@echo "make shell                        boot $(RUN_KERNEL) in QEMU to a busybox shell (Ctrl-A x quits)"
-	@echo "  BOOT_TIMEOUT=<s> (default 300)  seconds a VM may run before it counts as hung"
+	@echo "  BOOT_TIMEOUT=<s> (default 420)  seconds a VM may run before it counts as hung"
+	@echo "make torture [DURATION=600] [KERNELS=...]  only si_timer_torture, DURATION s per kernel"
+	@echo "make dkms-install [KVER=...]      register si_timer with DKMS, build and install it for KVER"
+	@echo "make dkms-remove                  remove si_timer from DKMS (every kernel) and its source"
+	@echo "make deb                          build/si-timer-dkms_<version>_all.deb (DKMS source package)"
+	@echo "make migrate FILE=|DIR= [DIFF=1]  convert timer_list code to si_timer (Coccinelle), in place"
+	@echo "make audit FILE=|DIR=             list timer callbacks with evidence and a verdict for opting in"
 	@echo "make lint [KVER=...]              checkpatch --strict on module/, include/, selftests/, then sparse (C=2)"
 
 # Style and static checks of the module's and the tests' code: checkpatch --strict
@@ -70,7 +114,7 @@ help:
 # The trace header keeps the kernel's TRACE_EVENT layout, which checkpatch
 # only accepts under include/trace/events/.
 LINT_SRC := $(filter-out module/si_trace.h %.mod.c,\
-	      $(wildcard module/*.[ch] include/*.h selftests/*.[ch]))
+	      $(wildcard module/*.[ch] include/*.h selftests/*.[ch] bench/*.[ch]))
 CHECKPATCH := build/checkpatch/scripts/checkpatch.pl
 
 $(CHECKPATCH):

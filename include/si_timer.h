@@ -24,6 +24,7 @@
 #include <linux/list.h>
 #include <linux/lockdep.h>
 #include <linux/sched.h>
+#include <linux/stringify.h>
 
 #define SI_TIMER_VERSION "0.1.0"
 
@@ -55,8 +56,12 @@ struct si_timer {
 	u32			flags;
 	/* private: see module/timer.c */
 	u32			state;
+	unsigned long		armed_at;	/* caller of the last arming call */
 	struct timer_list	wheel;
-	struct list_head	entry;
+	union {
+		struct list_head	entry;		/* queued: on a queue */
+		struct hlist_node	armed_node;	/* armed: on an armed list */
+	};
 	struct lockdep_map	lockdep_map;	/* empty without CONFIG_LOCKDEP */
 };
 
@@ -103,11 +108,14 @@ void si_timer_wheel_fn(struct timer_list *wheel);
 	__si_init_timer((timer), (callback), (flags),			\
 			si_init_timer_on_stack_key)
 
+/* Named and keyed by where it is defined, as __TIMER_INITIALIZER() does. */
+#define __SI_TIMER_FILE_LINE	__FILE__ ":" __stringify(__LINE__)
 #ifdef CONFIG_LOCKDEP
-#define __SI_TIMER_LOCKDEP_MAP_INIT(_name)				\
-	.lockdep_map = STATIC_LOCKDEP_MAP_INIT("si_timer:" #_name, &(_name)),
+#define __SI_TIMER_LOCKDEP_MAP_INIT					\
+	.lockdep_map = STATIC_LOCKDEP_MAP_INIT(__SI_TIMER_FILE_LINE,	\
+					       &__SI_TIMER_FILE_LINE),
 #else
-#define __SI_TIMER_LOCKDEP_MAP_INIT(_name)
+#define __SI_TIMER_LOCKDEP_MAP_INIT
 #endif
 
 /**
@@ -121,7 +129,7 @@ void si_timer_wheel_fn(struct timer_list *wheel);
 	struct si_timer _name = {					\
 		.function = (_function),				\
 		.wheel = __TIMER_INITIALIZER(si_timer_wheel_fn, TIMER_IRQSAFE), \
-		__SI_TIMER_LOCKDEP_MAP_INIT(_name)			\
+		__SI_TIMER_LOCKDEP_MAP_INIT				\
 	}
 
 /**

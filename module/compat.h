@@ -9,8 +9,9 @@
 #ifndef _SI_COMPAT_H
 #define _SI_COMPAT_H
 
-#include <linux/timer.h>
 #include <linux/hrtimer.h>
+#include <linux/lockdep.h>
+#include <linux/timer.h>
 
 /* 6.16 renamed these; the old names are gone there. */
 #ifndef SI_HAVE_TIMER_DELETE_SYNC_TRY
@@ -40,6 +41,15 @@ static inline void hrtimer_setup(struct hrtimer *timer,
 	hrtimer_init(timer, clock_id, mode);
 	timer->function = function;
 }
+#endif
+
+/*
+ * 6.11 added lockdep_set_notrack_class(). Before it the closest is the
+ * novalidate class, whose wait-context checks a lockdep kernel may still
+ * apply; Debian's 6.1 kernels have no lockdep at all.
+ */
+#ifndef lockdep_set_notrack_class
+#define lockdep_set_notrack_class(lock)	lockdep_set_novalidate_class(lock)
 #endif
 
 #endif /* _SI_COMPAT_H */

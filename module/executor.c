@@ -29,10 +29,13 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bottom_half.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
+#include <linux/kernel_stat.h>
 #include <linux/kthread.h>
 #include <linux/preempt.h>
 #include <linux/seq_file.h>
+#include <linux/sched/clock.h>
 #include <linux/smpboot.h>
 #include <uapi/linux/sched/types.h>
 #include "si_timer_internal.h"
@@ -151,7 +154,7 @@ static void si_call(struct si_timer *timer, si_timer_func_t fn,
 	local_irq_restore(flags);
 	trace_si_timer_expire_entry(timer, soft);
 	fn(timer);
-	trace_si_timer_expire_exit(timer);
+	trace_si_timer_expire_exit(timer, fn, soft);
 	lock_map_release(map);
 
 	/* On RT the BH count is not part of the preempt count: check both. */
@@ -193,17 +196,34 @@ static bool si_run_one(struct si_executor *e, enum si_queue q)
 		fn = timer->function;
 		WRITE_ONCE(e->running, timer);
 		e->running_fn = fn;
+		e->running_armed_at = timer->armed_at;
 		e->running_soft = soft;
 		si_lockdep_copy(&map, timer);
 	}
 	raw_spin_unlock_irq(&e->lock);
 
 	if (timer) {
+		unsigned int softirqs[NR_SOFTIRQS];
+		u64 ns;
+		int i;
+
+		if (soft)
+			for (i = 0; i < NR_SOFTIRQS; i++)
+				softirqs[i] = kstat_softirqs_cpu(i, e->cpu);
+		ns = local_clock();
 		si_call(timer, fn, &map, soft);
+		ns = local_clock() - ns;
 		raw_spin_lock_irq(&e->lock);
 		WRITE_ONCE(e->running, NULL);
 		e->running_fn = NULL;
 		e->ran[q]++;
+		if (ns > e->longest_ns) {
+			e->longest_ns = ns;
+			e->longest_fn = fn;
+		}
+		if (soft)
+			for (i = 0; i < NR_SOFTIRQS; i++)
+				e->soft_softirqs[i] += kstat_softirqs_cpu(i, e->cpu) - softirqs[i];
 		raw_spin_unlock_irq(&e->lock);
 	}
 	spin_unlock(&e->cb_lock);
@@ -226,7 +246,12 @@ static void si_executor_fn(unsigned int cpu)
 	int budget = SI_BATCH;
 
 	while (budget-- > 0) {
-		bool ran = si_run_one(e, SI_Q_COMPAT);
+		bool ran;
+
+		/* Parking: si_executor_park() hands the queue over. */
+		if (kthread_should_park())
+			break;
+		ran = si_run_one(e, SI_Q_COMPAT);
 
 		ran |= si_run_one(e, SI_Q_SOFT);
 		if (!ran)
@@ -254,35 +279,75 @@ static void si_executor_unpark(unsigned int cpu)
 	raw_spin_unlock_irq(&e->lock);
 }
 
-static void si_executor_setup(unsigned int cpu)
+static int si_executor_set_prio(struct task_struct *task, unsigned int cpu, int prio)
 {
 	struct sched_attr attr = {
 		.size = sizeof(attr),
-		.sched_policy = si_prio ? SCHED_FIFO : SCHED_NORMAL,
-		.sched_priority = si_prio,
+		.sched_policy = prio ? SCHED_FIFO : SCHED_NORMAL,
+		.sched_priority = prio,
 	};
-	int ret = sched_setattr_nocheck(current, &attr);
+	int ret = sched_setattr_nocheck(task, &attr);
 
 	if (ret)
-		pr_warn("executor %u: cannot set priority %d: %d\n", cpu, si_prio, ret);
+		pr_warn("executor %u: cannot set priority %d: %d\n", cpu, prio, ret);
+	return ret;
+}
+
+static void si_executor_setup(unsigned int cpu)
+{
+	si_executor_set_prio(current, cpu, READ_ONCE(si_prio));
 	si_executor_unpark(cpu);
 }
 
-/* An online executor other than @e that runs, locked (nested), or NULL. */
-static struct si_executor *si_executor_lock_heir(struct si_executor *e)
-	__acquires(heir->lock)
+/*
+ * The prio parameter written: every executor thread, parked ones too, and
+ * those that CPUs coming online later create (si_executor_setup() reads
+ * si_prio, set first), run at @prio.
+ */
+int si_executors_set_prio(int prio)
 {
 	unsigned int cpu;
+	int ret = 0;
+
+	cpus_read_lock();
+	WRITE_ONCE(si_prio, prio);
+	for_each_possible_cpu(cpu) {
+		struct task_struct *task = per_cpu(si_executor_task, cpu);
+
+		if (task)
+			ret = si_executor_set_prio(task, cpu, prio) ?: ret;
+	}
+	cpus_read_unlock();
+	return ret;
+}
+
+/*
+ * Move @e's queues to another online executor that runs; @e locked.
+ * Returns that executor, or NULL if none runs.
+ */
+static struct si_executor *si_executor_hand_over(struct si_executor *e)
+{
+	unsigned int cpu;
+	int q;
 
 	for_each_online_cpu(cpu) {
 		struct si_executor *heir = si_executor_of(cpu);
+		struct si_timer *timer;
 
 		if (heir == e)
 			continue;
 		raw_spin_lock_nested(&heir->lock, SINGLE_DEPTH_NESTING);
-		if (!heir->parked)
-			return heir;
+		if (heir->parked) {
+			raw_spin_unlock(&heir->lock);
+			continue;
+		}
+		for (q = 0; q < SI_NR_QUEUES; q++) {
+			list_for_each_entry(timer, &e->queue[q], entry)
+				si_timer_rehome(timer, heir);
+			list_splice_tail_init(&e->queue[q], &heir->queue[q]);
+		}
 		raw_spin_unlock(&heir->lock);
+		return heir;
 	}
 	return NULL;
 }
@@ -298,22 +363,11 @@ static void si_executor_park(unsigned int cpu)
 {
 	struct si_executor *e = si_executor_of(cpu);
 	struct si_executor *heir = NULL;
-	int q;
 
 	raw_spin_lock_irq(&e->lock);
 	e->parked = true;
 	if (!si_executor_idle(e))
-		heir = si_executor_lock_heir(e);
-	if (heir) {
-		for (q = 0; q < SI_NR_QUEUES; q++) {
-			struct si_timer *timer;
-
-			list_for_each_entry(timer, &e->queue[q], entry)
-				si_timer_rehome(timer, heir);
-			list_splice_tail_init(&e->queue[q], &heir->queue[q]);
-		}
-		raw_spin_unlock(&heir->lock);
-	}
+		heir = si_executor_hand_over(e);
 	raw_spin_unlock_irq(&e->lock);
 
 	if (heir) {
@@ -322,7 +376,7 @@ static void si_executor_park(unsigned int cpu)
 	}
 	if (si_executor_idle(e))
 		return;
-	pr_warn("CPU %u going down with callbacks queued and no other executor running: running them first\n",
+	pr_warn("executor %u parks with callbacks queued and no other executor running: running them first\n",
 		cpu);
 	/* Parked: nothing new is queued here, the queue only drains. */
 	while (si_run_one(e, SI_Q_COMPAT) | si_run_one(e, SI_Q_SOFT))
@@ -385,11 +439,14 @@ int si_executors_init(int prio)
 		 * for lockdep, which sees all CPUs' BH locks as one. Cancellers on
 		 * another CPU never deadlock on it and the same-CPU case is
 		 * refused (timer.c), so lockdep follows callbacks through each
-		 * timer's own map instead.
+		 * timer's own map instead and does not track cb_lock at all
+		 * (its novalidate class would still check wait contexts, and
+		 * share them with every device mutex).
 		 */
-		lockdep_set_novalidate_class(&e->cb_lock);
+		lockdep_set_notrack_class(&e->cb_lock);
 		for (q = 0; q < SI_NR_QUEUES; q++)
 			INIT_LIST_HEAD(&e->queue[q]);
+		INIT_HLIST_HEAD(&e->armed);
 		/*
 		 * Not parked: a CPU coming online may expire timers before its
 		 * executor's first run; they wait on its queue until then.
@@ -405,8 +462,14 @@ void si_executors_exit(void)
 	unsigned int cpu;
 
 	smpboot_unregister_percpu_thread(&si_executor_threads);
-	/* Users hold a module reference, so nothing can still be queued. */
-	for_each_possible_cpu(cpu)
+	/*
+	 * Users hold a module reference, and unload.c cancelled what each
+	 * left behind, so nothing can still be queued or armed.
+	 */
+	for_each_possible_cpu(cpu) {
 		WARN_ONCE(!si_executor_idle(si_executor_of(cpu)),
 			  "si_timer: callbacks left queued on CPU %u at unload\n", cpu);
+		WARN_ONCE(!hlist_empty(&si_executor_of(cpu)->armed),
+			  "si_timer: timers left armed on CPU %u at unload\n", cpu);
+	}
 }

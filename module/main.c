@@ -18,25 +18,67 @@
  * closest a thread gets without starving RT tasks.
  */
 static int prio = 1;
-module_param(prio, int, 0444);
-MODULE_PARM_DESC(prio, "executor SCHED_FIFO priority, 1-99; 0 = SCHED_OTHER (default 1, as ktimers)");
+/* Set while the executors run; guarded by the parameter lock. */
+static bool si_started;
+
+/* Writable at run time: applied to every executor, and to those to come. */
+static int si_prio_set(const char *val, const struct kernel_param *kp)
+{
+	int v, ret = kstrtoint(val, 0, &v);
+
+	if (ret)
+		return ret;
+	if (v < 0 || v > 99) {
+		pr_err("prio=%d out of range 0-99\n", v);
+		return -EINVAL;
+	}
+	if (si_started) {
+		ret = si_executors_set_prio(v);
+		if (ret)
+			return ret;
+	}
+	prio = v;
+	return 0;
+}
+
+static const struct kernel_param_ops si_prio_ops = {
+	.set = si_prio_set,
+	.get = param_get_int,
+};
+module_param_cb(prio, &si_prio_ops, &prio, 0644);
+MODULE_PARM_DESC(prio, "executor SCHED_FIFO priority, 1-99; 0 = SCHED_OTHER (default 1, as ktimers); writable");
+
+static void si_stop_executors(void)
+{
+	kernel_param_lock(THIS_MODULE);
+	si_started = false;
+	kernel_param_unlock(THIS_MODULE);
+	si_executors_exit();
+}
 
 static int __init si_timer_init(void)
 {
 	int ret;
 
-	if (prio < 0 || prio > 99) {
-		pr_err("prio=%d out of range 0-99\n", prio);
-		return -EINVAL;
-	}
+	/* prio was range-checked by si_prio_set(), at insmod too. */
 	ret = si_symbols_init();
 	if (ret)
 		return ret;
 	ret = si_vecmask_init();
 	if (ret)
 		return ret;
+	/* A write to prio meanwhile waits, then applies to every executor. */
+	kernel_param_lock(THIS_MODULE);
 	ret = si_executors_init(prio);
+	si_started = !ret;
+	kernel_param_unlock(THIS_MODULE);
 	if (ret) {
+		si_vecmask_exit();
+		return ret;
+	}
+	ret = si_unload_init();
+	if (ret) {
+		si_stop_executors();
 		si_vecmask_exit();
 		return ret;
 	}
@@ -49,7 +91,8 @@ static int __init si_timer_init(void)
 static void __exit si_timer_exit(void)
 {
 	si_debugfs_exit();
-	si_executors_exit();
+	si_unload_exit();
+	si_stop_executors();
 	si_vecmask_exit();
 	pr_info("unloaded\n");
 }

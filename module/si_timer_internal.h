@@ -3,6 +3,7 @@
 #define _SI_TIMER_INTERNAL_H
 
 #include <si_timer.h>
+#include <linux/interrupt.h>
 #include <linux/percpu.h>
 #include <linux/spinlock.h>
 #include "compat.h"
@@ -28,8 +29,11 @@ enum si_queue {
 
 /*
  * One per CPU, for every possible CPU. @lock (raw: taken from the wheel's
- * expiry with irqs off, also on RT) guards the queues, @parked, @running
- * and the state of every timer whose home this is. @cb_lock is held
+ * expiry with irqs off, also on RT) guards the queues, @armed, @parked,
+ * @running and the state of every timer whose home this is. @armed lists
+ * the ARMED timers of this home, so that unload.c finds them when their
+ * module goes: an hlist, whose operations CONFIG_DEBUG_LIST (on in Debian's
+ * kernels) does not check out of line on every arm and cancel. @cb_lock is held
  * across each callback and nothing else: a canceller waits for a running
  * callback by taking it, which on PREEMPT_RT sleeps and boosts the
  * executor (rt_mutex), as the kernel's timer expiry_lock does.
@@ -37,14 +41,23 @@ enum si_queue {
 struct si_executor {
 	raw_spinlock_t		lock;
 	struct list_head	queue[SI_NR_QUEUES];
+	struct hlist_head	armed;
 	bool			parked;
 	unsigned int		cpu;
-	spinlock_t		cb_lock;
+	spinlock_t		cb_lock;	/* held across each callback */
 	/* The callback running now: compared, never dereferenced. */
 	const struct si_timer	*running;
 	si_timer_func_t		running_fn;
+	unsigned long		running_armed_at;
 	bool			running_soft;
 	unsigned long		ran[SI_NR_QUEUES];
+	/*
+	 * Statistics (debugfs.c): the longest callback, softirqs of each
+	 * vector that ran on this CPU during soft-interruptible callbacks.
+	 */
+	u64			longest_ns;
+	si_timer_func_t		longest_fn;
+	unsigned long		soft_softirqs[NR_SOFTIRQS];
 };
 
 DECLARE_PER_CPU(struct si_executor, si_executors);
@@ -62,14 +75,21 @@ static inline enum si_queue si_queue_of(const struct si_timer *timer)
 /* executor.c */
 int si_executors_init(int prio);
 void si_executors_exit(void);
+int si_executors_set_prio(int prio);
 struct si_executor *si_executor_current(void);
-struct si_executor *si_executor_lock_live(unsigned int cpu);
+struct si_executor *si_executor_lock_live(unsigned int cpu) __acquires(e->lock);
 void si_executor_kick(struct si_executor *e);
 void si_executor_wait_callback(struct si_executor *e);
 
 /* timer.c: the executor takes a queued timer to run it. */
 struct si_timer *si_timer_take_queued(struct si_executor *e, enum si_queue q);
 void si_timer_rehome(struct si_timer *timer, struct si_executor *to);
+/* timer.c: unload.c takes a pending timer off its home's lists for good. */
+void si_timer_evict(struct si_timer *timer);
+
+/* unload.c */
+int si_unload_init(void);
+void si_unload_exit(void);
 
 struct seq_file;
 void si_executor_show(struct seq_file *m, unsigned int cpu);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Tracepoints, mirroring the kernel's timer:timer_expire_entry/exit so the
- * same tools measure converted timers: events/si_timer/ in tracefs.
+ * Tracepoints, mirroring the kernel's timer: events (timer_init,
+ * timer_start, timer_expire_entry/exit, timer_cancel) so the same tools
+ * measure converted timers, plus the handover to an executor:
+ * events/si_timer/ in tracefs. Each event names the callback.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM si_timer
@@ -12,6 +14,65 @@
 #include <linux/tracepoint.h>
 #include <si_timer.h>
 
+DECLARE_EVENT_CLASS(si_timer_class,
+	TP_PROTO(struct si_timer *timer),
+	TP_ARGS(timer),
+	TP_STRUCT__entry(
+		__field(void *, timer)
+		__field(void *, function)
+	),
+	TP_fast_assign(
+		__entry->timer = timer;
+		__entry->function = timer->function;
+	),
+	TP_printk("timer=%p function=%ps", __entry->timer, __entry->function)
+);
+
+TRACE_EVENT(si_timer_init,
+	TP_PROTO(struct si_timer *timer),
+	TP_ARGS(timer),
+	TP_STRUCT__entry(
+		__field(void *, timer)
+		__field(void *, function)
+		__field(unsigned int, flags)
+	),
+	TP_fast_assign(
+		__entry->timer = timer;
+		__entry->function = timer->function;
+		__entry->flags = timer->flags;
+	),
+	TP_printk("timer=%p function=%ps flags=%s",
+		  __entry->timer, __entry->function,
+		  __print_flags(__entry->flags, "|",
+				{ SI_TIMER_SOFTINTERRUPTIBLE, "SOFTINTERRUPTIBLE" },
+				{ SI_TIMER_PINNED, "PINNED" },
+				{ SI_TIMER_DEFERRABLE, "DEFERRABLE" }))
+);
+
+/* Armed: @cpu is the CPU whose wheel holds it, where it will expire. */
+TRACE_EVENT(si_timer_start,
+	TP_PROTO(struct si_timer *timer, unsigned int cpu),
+	TP_ARGS(timer, cpu),
+	TP_STRUCT__entry(
+		__field(void *, timer)
+		__field(void *, function)
+		__field(unsigned long, expires)
+		__field(unsigned long, now)
+		__field(unsigned int, cpu)
+	),
+	TP_fast_assign(
+		__entry->timer = timer;
+		__entry->function = timer->function;
+		__entry->expires = timer->expires;
+		__entry->now = jiffies;
+		__entry->cpu = cpu;
+	),
+	TP_printk("timer=%p function=%ps expires=%lu [timeout=%ld] cpu=%u",
+		  __entry->timer, __entry->function, __entry->expires,
+		  (long)__entry->expires - (long)__entry->now, __entry->cpu)
+);
+
+/* Expired: handed over to the executor of @cpu. */
 TRACE_EVENT(si_timer_queue,
 	TP_PROTO(struct si_timer *timer, unsigned int cpu),
 	TP_ARGS(timer, cpu),
@@ -51,16 +112,31 @@ TRACE_EVENT(si_timer_expire_entry,
 		  __entry->now, __entry->soft ? "soft-interruptible" : "compatible")
 );
 
+/*
+ * The callback returned. It may have freed its timer: only the pointer
+ * value and what the executor kept are recorded.
+ */
 TRACE_EVENT(si_timer_expire_exit,
-	TP_PROTO(struct si_timer *timer),
-	TP_ARGS(timer),
+	TP_PROTO(struct si_timer *timer, si_timer_func_t fn, bool soft),
+	TP_ARGS(timer, fn, soft),
 	TP_STRUCT__entry(
 		__field(void *, timer)
+		__field(void *, function)
+		__field(bool, soft)
 	),
 	TP_fast_assign(
 		__entry->timer = timer;
+		__entry->function = fn;
+		__entry->soft = soft;
 	),
-	TP_printk("timer=%p", __entry->timer)
+	TP_printk("timer=%p function=%ps mode=%s", __entry->timer, __entry->function,
+		  __entry->soft ? "soft-interruptible" : "compatible")
+);
+
+/* Deactivated while pending (armed or queued). */
+DEFINE_EVENT(si_timer_class, si_timer_cancel,
+	TP_PROTO(struct si_timer *timer),
+	TP_ARGS(timer)
 );
 
 #endif /* _SI_TRACE_H */

@@ -13,7 +13,8 @@
  * under the lock of the executor that timer->state names, its "home":
  *
  *   SI_STATE_ARMED     the wheel timer is armed, or has just expired and
- *                      si_timer_wheel_fn() has not handed it over yet
+ *                      si_timer_wheel_fn() has not handed it over yet;
+ *                      on home's armed list
  *   SI_STATE_QUEUED    on home's queue, its callback not started
  *   home->running      the timer whose callback home's executor runs
  *   SI_STATE_SHUTDOWN  arming calls are no-ops until set up again
@@ -53,6 +54,14 @@
  * 6. Nothing touches a timer after its callback returned: the executor
  *    clears home->running, its own memory, and holds a copy of the lockdep
  *    map (callbacks may free their timer, as call_timer_fn() allows).
+ *
+ * Unload safety (unload.c): every pending timer is on a list of its home,
+ * the armed list or a queue, and a running one is home->running, so that
+ * the timers of a module that goes can be found and cancelled. Keeping
+ * the armed list costs arming and cancelling an hlist insertion or
+ * removal under the lock they take anyway (no poisoning: the node is
+ * rewritten before any further use), and each arming call records its
+ * caller for the report.
  *
  * Synchronous cancel: under the lock, disarm and look at home->running. If
  * the callback runs, wait for it on home's cb_lock (held by the executor
@@ -116,37 +125,59 @@ static void si_unlock_home(struct si_executor *home, unsigned long flags)
 }
 
 /*
- * Arm the wheel timer at @expires. An expiry queued or being handed over is
- * superseded, as mod_timer() supersedes a pending one. Home locked.
- * Returns 1 if the timer was pending.
+ * Arm the wheel timer at @expires, for the caller at @ip. An expiry queued
+ * or being handed over is superseded, as mod_timer() supersedes a pending
+ * one. @home locked. Returns 1 if the timer was pending.
  */
-static int si_arm(struct si_timer *timer, unsigned long expires)
+static int si_arm(struct si_executor *home, struct si_timer *timer,
+		  unsigned long expires, unsigned long ip)
 {
 	u32 state = timer->state;
 
 	if (state & SI_STATE_SHUTDOWN)
 		return 0;
 	if (state & SI_STATE_QUEUED)
-		list_del_init(&timer->entry);
+		list_del(&timer->entry);
+	if (!(state & SI_STATE_ARMED))
+		hlist_add_head(&timer->armed_node, &home->armed);
 	timer->expires = expires;
+	timer->armed_at = ip;
 	mod_timer(&timer->wheel, expires);
 	si_state_set(timer, (state & ~SI_STATE_QUEUED) | SI_STATE_ARMED);
+	trace_si_timer_start(timer, timer->wheel.flags & TIMER_CPUMASK);
 	return !!(state & SI_STATE_PENDING);
 }
 
-/* Back to idle (a handover in progress will see it). Home locked. */
+/*
+ * Back to idle, off home's armed list or queue (a handover in progress
+ * will see it). Home locked.
+ */
 static int si_disarm(struct si_timer *timer)
 {
 	u32 state = timer->state;
 
 	if (!(state & SI_STATE_PENDING))
 		return 0;
-	if (state & SI_STATE_ARMED)
+	if (state & SI_STATE_ARMED) {
 		timer_delete(&timer->wheel);
-	else
+		__hlist_del(&timer->armed_node);
+	} else {
 		list_del_init(&timer->entry);
+	}
 	si_state_set(timer, state & ~SI_STATE_PENDING);
+	trace_si_timer_cancel(timer);
 	return 1;
+}
+
+/*
+ * The module that owns @timer goes with it pending (unload.c): cancel it
+ * and keep it off. Home locked. A handover in progress may still read the
+ * timer: the caller waits it out with si_timer_shutdown_sync().
+ */
+void si_timer_evict(struct si_timer *timer)
+{
+	si_disarm(timer);
+	si_state_set(timer, timer->state | SI_STATE_SHUTDOWN);
 }
 
 /*
@@ -166,6 +197,8 @@ void si_timer_wheel_fn(struct timer_list *wheel)
 		si_unlock_home(home, flags);
 		return;
 	}
+	/* Off home's armed list; unload.c waits out a migration (RCU). */
+	__hlist_del(&timer->armed_node);
 	to = home;
 	if (home->running != timer &&
 	    (home->cpu != raw_smp_processor_id() || home->parked)) {
@@ -226,6 +259,7 @@ static void si_timer_init(struct si_timer *timer, si_timer_func_t func,
 	else
 		init_timer_key(&timer->wheel, si_timer_wheel_fn, wheel_flags,
 			       "si_timer_wheel", &si_wheel_lock_key);
+	trace_si_timer_init(timer);
 }
 
 void si_init_timer_key(struct si_timer *timer, si_timer_func_t func,
@@ -284,7 +318,7 @@ int si_mod_timer(struct si_timer *timer, unsigned long expires)
 	if (timer_pending(&timer->wheel) && timer->wheel.expires == expires)
 		return 1;
 	home = si_lock_home(timer, &flags);
-	ret = si_arm(timer, expires);
+	ret = si_arm(home, timer, expires, _RET_IP_);
 	si_unlock_home(home, flags);
 	return ret;
 }
@@ -307,7 +341,7 @@ int si_mod_timer_pending(struct si_timer *timer, unsigned long expires)
 		return -EINVAL;
 	home = si_lock_home(timer, &flags);
 	if (timer->state & SI_STATE_PENDING)
-		ret = si_arm(timer, expires);
+		ret = si_arm(home, timer, expires, _RET_IP_);
 	si_unlock_home(home, flags);
 	return ret;
 }
@@ -338,20 +372,26 @@ int si_timer_reduce(struct si_timer *timer, unsigned long expires)
 		 * one expired meanwhile and is due already, so undo that
 		 * arming, which would supersede the expiry (invariant 4).
 		 */
-		if (timer_reduce(&timer->wheel, expires))
-			timer->expires = timer->wheel.expires;
-		else
+		if (!timer_reduce(&timer->wheel, expires)) {
 			timer_delete(&timer->wheel);
+		} else if (timer->expires != timer->wheel.expires) {
+			timer->expires = timer->wheel.expires;
+			timer->armed_at = _RET_IP_;
+			trace_si_timer_start(timer, timer->wheel.flags & TIMER_CPUMASK);
+		}
 	} else if (!(timer->state & SI_STATE_QUEUED)) {
-		ret = si_arm(timer, expires);
+		ret = si_arm(home, timer, expires, _RET_IP_);
 	}
 	si_unlock_home(home, flags);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(si_timer_reduce);
 
-/* si_add_timer() and si_add_timer_on(): arm an inactive timer on @cpu, or locally if < 0. */
-static bool si_add(struct si_timer *timer, int cpu)
+/*
+ * si_add_timer() and si_add_timer_on(): arm an inactive timer on @cpu, or
+ * locally if < 0, for the caller at @ip.
+ */
+static bool si_add(struct si_timer *timer, int cpu, unsigned long ip)
 {
 	struct si_executor *home;
 	unsigned long flags;
@@ -361,11 +401,14 @@ static bool si_add(struct si_timer *timer, int cpu)
 	state = timer->state;
 	if (!(state & (SI_STATE_PENDING | SI_STATE_SHUTDOWN))) {
 		if (cpu < 0) {
-			si_arm(timer, timer->expires);
+			si_arm(home, timer, timer->expires, ip);
 		} else {
+			hlist_add_head(&timer->armed_node, &home->armed);
+			timer->armed_at = ip;
 			timer->wheel.expires = timer->expires;
 			add_timer_on(&timer->wheel, cpu);
 			si_state_set(timer, state | SI_STATE_ARMED);
+			trace_si_timer_start(timer, cpu);
 		}
 	}
 	si_unlock_home(home, flags);
@@ -382,7 +425,7 @@ void si_add_timer(struct si_timer *timer)
 {
 	if (si_timer_misused(timer))
 		return;
-	WARN_ONCE(!si_add(timer, -1), "si_timer: %s() on pending timer %ps\n",
+	WARN_ONCE(!si_add(timer, -1, _RET_IP_), "si_timer: %s() on pending timer %ps\n",
 		  __func__, timer->function);
 }
 EXPORT_SYMBOL_GPL(si_add_timer);
@@ -400,7 +443,7 @@ void si_add_timer_on(struct si_timer *timer, int cpu)
 		      "si_timer: %s() for %ps on CPU %d, not online\n",
 		      __func__, timer->function, cpu))
 		return;
-	WARN_ONCE(!si_add(timer, cpu), "si_timer: %s() on pending timer %ps\n",
+	WARN_ONCE(!si_add(timer, cpu, _RET_IP_), "si_timer: %s() on pending timer %ps\n",
 		  __func__, timer->function);
 }
 EXPORT_SYMBOL_GPL(si_add_timer_on);

@@ -12,7 +12,8 @@ STAMP_DIR=${SI_DEPS_STAMP_DIR:-/var/lib/si-timer}
 
 base_pkgs=(
 	build-essential bc bison flex libelf-dev libssl-dev kmod cpio gzip xz-utils zstd
-	qemu-system-x86 busybox-static sparse python3 perl rsync
+	qemu-system-x86 busybox-static sparse python3 perl rsync gnuplot-nox
+	dkms coccinelle
 	linux-image-rt-amd64 linux-headers-rt-amd64
 	linux-image-amd64 linux-headers-amd64
 )

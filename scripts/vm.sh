@@ -6,6 +6,9 @@
 #   vm.sh resolve NAME       print KVER, BZIMAGE, KDIR of kernel NAME
 #   vm.sh prepare NAME       build the modules in build/NAME/src, pack
 #                            build/NAME/initramfs.cpio.gz, write build/NAME/boot.env
+#   vm.sh pack NAME DIR TAG  initramfs of busybox, /init and DIR's files (as
+#                            laid out there, e.g. lib/modules/..., si/script.sh)
+#                            for kernel NAME, booted as `vm.sh qemu TAG script`
 #   vm.sh qemu NAME MODE     boot a prepared kernel, serial console on stdio
 #   vm.sh run|shell NAME     prepare + boot (make run / make shell)
 #
@@ -13,7 +16,9 @@
 # kasan-rt, kcsan-rt (debug kernels built and cached by
 # scripts/build-debug-kernel.sh; debug-rt is kasan-rt's old name), or an exact
 # /boot/vmlinuz-<release>.
-# MODE (for the in-VM /init, selftests/init.sh): check, run or shell.
+# NAME-mttcg: that kernel under multi-threaded TCG (real vCPU parallelism),
+# running only the race tests and the torture unless SI_TESTS says otherwise.
+# MODE (for the in-VM /init, selftests/init.sh): check, run, shell or script.
 # Exit status 3 means the kernel is not installed.
 set -euo pipefail
 
@@ -38,6 +43,7 @@ newest() {
 resolve() {
 	local kver='' dir
 	case $1 in
+	*-mttcg) resolve "${1%-mttcg}"; return ;;
 	6.1-rt)  kver=$(newest '6.1.0-*-rt-amd64') ;;
 	6.1)     kver=$(newest '6.1.0-*-amd64' '-rt-') ;;
 	6.12-rt) kver=$(newest '6.12.*-rt-amd64') ;;
@@ -65,15 +71,23 @@ resolve() {
 	[ -f "$KDIR/Makefile" ] || missing "$1" "no headers at $KDIR: run make deps"
 }
 
-# The test modules, in the order of the si_tests variable of ./Kbuild, or
-# those SI_TESTS names (a subset, for hunting one problem).
+# The test modules of kernel NAME $1, in the order of the si_tests variable
+# of ./Kbuild (NAME-mttcg: only the races and the torture), or those SI_TESTS
+# names (a subset, for hunting one problem).
 si_tests() {
+	local t
 	if [ -n "${SI_TESTS:-}" ]; then
 		echo "$SI_TESTS"
 		return
 	fi
-	printf 'include Kbuild\n$(info $(si_tests))\nsi-print: ; @:\n' |
-		make -s --no-print-directory -f - si-print
+	for t in $(printf 'include Kbuild\n$(info $(si_tests))\nsi-print: ; @:\n' |
+		   make -s --no-print-directory -f - si-print); do
+		case $1:$t in
+		*-mttcg:si_timer_race_test | *-mttcg:si_timer_torture) echo "$t" ;;
+		*-mttcg:*) ;;
+		*) echo "$t" ;;
+		esac
+	done
 }
 
 prepare() {
@@ -82,7 +96,9 @@ prepare() {
 	echo "vm.sh: $name = $KVER ($BZIMAGE)" >&2
 	# M= builds in place: build a copy of the tree, keeping earlier objects.
 	mkdir -p "$b/src"
-	rsync -a --delete --filter=':- .gitignore' --exclude=/.git "$top/" "$b/src/"
+	# --checksum --no-times: a file changed since the last copy gets a new mtime,
+	# so make rebuilds it even if its objects are newer than its edit.
+	rsync -a --no-times --checksum --delete --filter=':- .gitignore' --exclude=/.git "$top/" "$b/src/"
 	make -C "$KDIR" M="$top/$b/src" W=1 modules >&2
 
 	ir=$b/initramfs
@@ -91,14 +107,35 @@ prepare() {
 	cp /bin/busybox "$ir/bin/busybox"
 	install -m 0755 selftests/init.sh "$ir/init"
 	cp "$b/src/si_timer.ko" "$ir/si/"
-	for t in $(si_tests); do
+	for t in $(si_tests "$name"); do
 		cp "$b/src/selftests/$t.ko" "$ir/si/"
 		echo "$t" >> "$ir/si/tests.list"
 	done
 	touch "$ir/si/tests.list"
 	[ -f "$b/src/selftests/si_timer_demo.ko" ] && cp "$b/src/selftests/si_timer_demo.ko" "$ir/si/"
+	# The benchmarks (make bench; make check runs them briefly as a smoke test).
+	mkdir -p "$ir/si/bench"
+	cp "$b"/src/bench/*.ko "$ir/si/bench/"
+	gcc -static -O2 -Wall -o "$ir/si/bench/si_bench_udp" bench/si_bench_udp.c
 	sed -n 's/^#define[[:space:]]*SI_TIMER_VERSION[[:space:]]*"\(.*\)".*/\1/p' \
 		include/si_timer.h > "$ir/si/version"
+	(cd "$ir" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -1) \
+		> "$b/initramfs.cpio.gz"
+	printf 'KVER=%q\nBZIMAGE=%q\nINITRD=%q\n' "$KVER" "$BZIMAGE" "$top/$b/initramfs.cpio.gz" \
+		> "$b/boot.env"
+}
+
+# An initramfs of busybox, /init and the files under $2, for kernel $1,
+# bootable as build/$3 (selftests/dkms_test.sh).
+pack() {
+	local b=build/$3 ir
+	resolve "$1"
+	ir=$b/initramfs
+	rm -rf "$ir"
+	mkdir -p "$ir"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,si}
+	cp /bin/busybox "$ir/bin/busybox"
+	install -m 0755 selftests/init.sh "$ir/init"
+	cp -a "$2/." "$ir/"
 	(cd "$ir" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -1) \
 		> "$b/initramfs.cpio.gz"
 	printf 'KVER=%q\nBZIMAGE=%q\nINITRD=%q\n' "$KVER" "$BZIMAGE" "$top/$b/initramfs.cpio.gz" \
@@ -112,23 +149,48 @@ prepare() {
 # that only registers and unregisters an ftrace kprobe on run_timer_softirq
 # took 6.1-rt down at cycle 351, 6.1 at 208, 6.12-rt at 1048, under host
 # load; single-threaded: none in 2551, 3000 and 1796 cycles). SI_VM_ACCEL
-# overrides it.
+# overrides it. SI_VM_ICOUNT=1 adds -icount shift=0,sleep=off: the guest
+# clock then counts instructions (1 ns each) and timings repeat exactly, for
+# the cost benchmarks. SI_QEMU_ARGS adds other QEMU options.
 SI_VM_ACCEL=${SI_VM_ACCEL:-tcg,thread=single}
+icount=()
+[ "${SI_VM_ICOUNT:-0}" = 1 ] && icount=(-icount shift=0,sleep=off)
+
+# Under TCG the guest's TSC runs at the host's rate, but its boot-time
+# calibration against the emulated PIT fails now and then on a busy host
+# ("PIT calibration deviates from HPET: 137650 2096027"): guest time then
+# runs 15 times fast and every timing goes wrong. Tell it the host's rate
+# (SI_TSC_KHZ=off: let it calibrate; icount boots have a virtual TSC).
+tsc_khz() {
+	[ "${SI_TSC_KHZ:-}" = off ] || [ ${#icount[@]} -gt 0 ] && return
+	if [ -n "${SI_TSC_KHZ:-}" ]; then
+		echo "$SI_TSC_KHZ"
+		return
+	fi
+	dmesg 2>/dev/null | sed -n 's/.*tsc: \(Refined TSC clocksource calibration: \|Detected \)\([0-9]*\)\.\([0-9]\{3\}\) MHz.*/\2\3/p' |
+		tail -n1
+}
+
 boot() {
 	local name=$1 mode=$2 loglevel=7
 	[ -f "build/$name/boot.env" ] || die "build/$name not prepared"
 	# shellcheck source=/dev/null
 	. "build/$name/boot.env"
-	[ "$mode" = check ] || loglevel=5	# run/shell: only warnings and worse
-	exec qemu-system-x86_64 -accel "$SI_VM_ACCEL" -smp "${SI_VM_CPUS:-4}" -m 1G \
-		-nographic -no-reboot -nic none -kernel "$BZIMAGE" -initrd "$INITRD" \
-		-append "console=ttyS0 tsc=reliable panic=-1 sysrq_always_enabled printk.devkmsg=on loglevel=$loglevel si_mode=$mode ${SI_APPEND:-}"
+	case $mode in check | script) ;; *) loglevel=5 ;; esac	# run/shell: warnings and worse
+	[[ $name != *-mttcg ]] || SI_VM_ACCEL=tcg,thread=multi
+	local khz
+	khz=$(tsc_khz)
+	# shellcheck disable=SC2086 # SI_QEMU_ARGS: one word per option
+	exec qemu-system-x86_64 -accel "$SI_VM_ACCEL" "${icount[@]}" -smp "${SI_VM_CPUS:-4}" -m 1G \
+		-nographic -no-reboot -nic none ${SI_QEMU_ARGS:-} -kernel "$BZIMAGE" -initrd "$INITRD" \
+		-append "console=ttyS0 tsc=reliable panic=-1 sysrq_always_enabled printk.devkmsg=on loglevel=$loglevel si_mode=$mode ${khz:+tsc_early_khz=$khz} ${SI_APPEND:-}"
 }
 
 cmd=${1:-}
 case $cmd in
 resolve) resolve "$2"; printf 'KVER=%s\nBZIMAGE=%s\nKDIR=%s\n' "$KVER" "$BZIMAGE" "$KDIR" ;;
 prepare) prepare "$2" ;;
+pack) pack "$2" "$3" "$4" ;;
 qemu) boot "$2" "$3" ;;
 run)
 	prepare "$2"
@@ -137,5 +199,5 @@ run)
 	timeout "${SI_BOOT_TIMEOUT:-300}" "$0" qemu "$2" run < /dev/null | tee "$log"
 	grep -q 'SI_TIMER_HARNESS_DONE' "$log" || die "the VM did not finish (console log: $log)" ;;
 shell) prepare "$2"; boot "$2" shell ;;
-*) sed -n '4,15s/^# \{0,1\}//p' "$0" >&2; exit 1 ;;
+*) sed -n '4,18s/^# \{0,1\}//p' "$0" >&2; exit 1 ;;
 esac

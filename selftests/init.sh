@@ -14,6 +14,14 @@
 #          /dev/kmsg so that it is ordered with the kernel's own lines.
 #   run    load si_timer (and si_timer_demo if present), show what it reports.
 #   shell  interactive busybox shell.
+#   script source /si/script.sh (its checks use the helpers below; packed
+#          by `vm.sh pack`, see selftests/dkms_test.sh).
+#   bench, bench_icount  `make bench` (bench/bench.py): the benchmark
+#          modules in /si/bench, their SI_BENCH lines copied to the console;
+#          bench_icount boots run the cost benchmarks (B3, B6), the other
+#          boots the rest. si_bench_quick=1 runs each one briefly. check
+#          mode runs all of them so, as a smoke test (bench/bench.py checks
+#          the lines).
 # Every mode ends with the line SI_TIMER_HARNESS_DONE and powers off.
 
 /bin/busybox mkdir -p /proc /sys /dev /tmp
@@ -27,7 +35,7 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 # busybox modinfo/modprobe want /lib/modules/$(uname -r)/modules.dep
 mods=/lib/modules/$(uname -r)
 mkdir -p "$mods" && ln /si/*.ko "$mods/" && depmod
-mode=$(sed -n 's/.* si_mode=\([a-z]*\).*/\1/p' /proc/cmdline)
+mode=$(sed -n 's/.* si_mode=\([a-z_]*\).*/\1/p' /proc/cmdline)
 SI=/si/si_timer.ko
 KPROBES=/sys/kernel/debug/kprobes/list
 
@@ -126,6 +134,53 @@ t_executors() {
 	have=$(threads | sort)
 	[ "$have" = "$want" ] || { why="executor threads: $(echo $have); want: $(echo $want)"; return 1; }
 }
+# "comm rt_priority policy" of each executor thread (/proc/PID/stat fields
+# 40 and 41; comm has no space). Shell built-ins only: a fork per process
+# takes seconds under TCG.
+executor_prios() {
+	local f c
+	for f in /proc/[0-9]*/comm; do
+		read -r c < "$f" 2>/dev/null || continue
+		case $c in
+		si_timer/*)
+			read -r c < "${f%comm}stat" || continue
+			# shellcheck disable=SC2086
+			set -- $c
+			echo "$2 ${40} ${41}" ;;
+		esac
+	done
+}
+# Every executor at rt_priority $1 with policy $2 (1 = SCHED_FIFO, 0 = OTHER).
+executors_at() {
+	local all wrong
+	all=$(executor_prios)
+	[ -n "$all" ] || { why="no executor thread"; return 1; }
+	wrong=$(echo "$all" | awk -v p="$1" -v pol="$2" '$2 != p || $3 != pol')
+	[ -z "$wrong" ] || { why="prio $1 policy $2 wanted, have: $(echo $all)"; return 1; }
+}
+# prio is writable: it applies at once to every executor, to one parked
+# (CPU offline) at the time, and to one whose CPU first comes online later;
+# out-of-range values are refused.
+PRIO=/sys/module/si_timer/parameters/prio
+t_prio_runtime() {
+	local cpu=/sys/devices/system/cpu/cpu1/online
+	[ -w "$PRIO" ] || { why="$PRIO not writable"; return 1; }
+	echo 7 > "$PRIO" && executors_at 7 1 || { why="prio=7: $why"; return 1; }
+	[ -w "$cpu" ] || { why="cannot offline CPU 1"; return 2; }
+	# One CPU hotplug cycle (seconds under TCG) for both: CPU 1's executor
+	# parked, then none for it (si_timer loaded while it is offline).
+	echo 0 > "$cpu" && echo 9 > "$PRIO" && executors_at 9 1 ||
+		{ why="prio=9 written with CPU 1 offline, its executor parked: $why"; return 1; }
+	unload si_timer && load "$SI" || return 1
+	echo 5 > "$PRIO"
+	echo 1 > "$cpu"
+	executors_at 5 1 && t_executors ||
+		{ why="CPU 1 online after prio=5, its executor created then: $why"; return 1; }
+	! echo 100 2>/dev/null > "$PRIO" || { why="prio=100 accepted"; return 1; }
+	[ "$(cat "$PRIO")" = 5 ] || { why="prio reads $(cat "$PRIO") after a refused write"; return 1; }
+	echo 0 > "$PRIO" && executors_at 0 0 && echo 1 > "$PRIO" && executors_at 1 1 ||
+		{ why="prio 0 then 1: $why"; return 1; }
+}
 t_unload() { unload si_timer; }
 t_no_leftovers() { leftovers; }
 t_reload_3_times() {
@@ -136,6 +191,68 @@ t_reload_3_times() {
 	done
 }
 
+# An si_unload_* test module leaves timers behind on purpose: si_timer must
+# not go while it is loaded, and must report each timer that the module
+# announced ("# SI_UNLOAD_EXPECT <state|state...> <callback> <armed by>")
+# on exactly one line when it goes, and no other.
+unload_sloppy() {
+	local t=$1 n=0 got states cb by
+	! rmmod si_timer 2>/dev/null || { why="si_timer unloaded while $t used it"; return 1; }
+	unload "$t" || return 1
+	dmesg > "/tmp/dmesg.$t"
+	sed -n 's/.*# SI_UNLOAD_EXPECT //p' "/tmp/dmesg.$t" > "/tmp/expect.$t"
+	while read -r states cb by; do
+		n=$((n + 1))
+		got=$(grep -cE "si_timer: module $t unloaded with a timer ($states): callback $cb \\[$t\\], armed at $by\\+0x" "/tmp/dmesg.$t")
+		[ "$got" = 1 ] ||
+			{ why="$got report lines for a timer $states, callback $cb armed by $by; want 1"; return 1; }
+	done < "/tmp/expect.$t"
+	got=$(grep -c "si_timer: module $t unloaded with a timer " "/tmp/dmesg.$t")
+	[ "$n" -gt 0 ] && [ "$got" = "$n" ] ||
+		{ why="$got report lines for $n timers announced"; return 1; }
+}
+
+# si_trace_test takes a timer through a known sequence with si_timer's
+# events enabled, and announces what the trace must then hold:
+# "# SI_TRACE_EXPECT <function> <event>[:<text>]...", exactly those events
+# of that callback, in that order, each line containing its text.
+TRACEFS=/sys/kernel/tracing
+trace_begin() {
+	[ -d "$TRACEFS/events" ] || mount -t tracefs nodev "$TRACEFS" ||
+		{ why="cannot mount tracefs"; return 1; }
+	[ -d "$TRACEFS/events/si_timer" ] || { why="no events/si_timer in tracefs"; return 1; }
+	echo 0 > "$TRACEFS/tracing_on"
+	echo > "$TRACEFS/trace"
+	echo 1 > "$TRACEFS/events/si_timer/enable"
+	echo 1 > "$TRACEFS/tracing_on"
+}
+trace_check() {
+	local t=$1 fn i=0 ev text line
+	echo 0 > "$TRACEFS/events/si_timer/enable"
+	# shellcheck disable=SC2046
+	set -- $(dmesg | sed -n 's/.*# SI_TRACE_EXPECT //p' | tail -n 1)
+	[ $# -gt 1 ] || { why="$t announced no trace"; return 1; }
+	fn=$1
+	shift
+	grep " si_timer_[a-z_]*: .*function=$fn " "$TRACEFS/trace" > "/tmp/trace.$t"
+	for ev in "$@"; do
+		i=$((i + 1))
+		text=${ev#*:}
+		[ "$text" != "$ev" ] || text=
+		line=$(sed -n "${i}p" "/tmp/trace.$t")
+		case $line in
+		*" ${ev%%:*}: "*"$text"*) ;;
+		*) why="trace event $i of $fn: '$line', want ${ev%%:*} with '$text'"; return 1 ;;
+		esac
+	done
+	[ "$(wc -l < "/tmp/trace.$t")" -eq $# ] ||
+		{ why="$(wc -l < "/tmp/trace.$t") trace events of $fn, want $#: $(cat "/tmp/trace.$t")"; return 1; }
+}
+
+# Parameters for test module $1 from the kernel command line, written
+# <module>.<param>=<value> as for built-in modules (vm.sh: SI_APPEND).
+params_of() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1\.//p"; }
+
 # Test modules: loaded one at a time on a fresh si_timer; module_init prints
 # the KTAP document and returns 0, then the module is removed again. The
 # module's expected WARNs must have come by the time insmod returns
@@ -143,14 +260,30 @@ t_reload_3_times() {
 run_test_module() {
 	local t=$1 rc
 	load "$SI" || return 1
-	load "/si/$t.ko"
+	if [ "$t" = si_trace_test ] && ! trace_begin; then
+		unload si_timer
+		return 1
+	fi
+	# shellcheck disable=SC2046 # one word per parameter
+	load "/si/$t.ko" $(params_of "$t")
 	rc=$?
 	say "# SI_EXPECT_END $t"
 	if [ $rc != 0 ]; then
 		unload si_timer
 		return 1
 	fi
-	unload "$t" || return 1
+	case $t in
+	si_unload_*) unload_sloppy "$t" ;;
+	si_trace_test) trace_check "$t" && unload "$t" ;;
+	*) unload "$t" ;;
+	esac || {
+		# leave a clean slate for the next test module
+		local failed=$why
+		rmmod "$t" 2>/dev/null
+		rmmod si_timer 2>/dev/null
+		why=$failed
+		return 1
+	}
 	unload si_timer && leftovers
 }
 
@@ -275,7 +408,7 @@ t_prio_out_of_range_refused() {
 # the documents do not interleave.
 check_mode() {
 	ktap si_timer_load modinfo_license modinfo_description modinfo_parm \
-		load version params_documented executors unload no_leftovers \
+		load version params_documented executors prio_runtime unload no_leftovers \
 		reload_3_times
 	local t tests='' params="vecmask_off vecmask_on vecmask_auto_falls_back \
 		vecmask_on_refused_without_hooks vecmask_unknown_refused prio_0 \
@@ -321,9 +454,73 @@ run_mode() {
 	dmesg | grep si_timer | tail -n 2
 }
 
+# --- benchmarks (bench/): each insmod runs its benchmarks in module_init.
+bench_quick=$(sed -n 's/.* si_bench_quick=\([01]\).*/\1/p' /proc/cmdline)
+BENCH=/si/bench
+# Copy this module's result lines to the console unless the console has them.
+bench_out() {
+	[ "$mode" = check ] && return
+	dmesg -c | sed -n 's/.*\(SI_BENCH.*\)/\1/p'
+}
+# bench_load "si_timer params" module params...
+bench_load() {
+	local si=$1 mod=$2
+	shift 2
+	dmesg -c > /dev/null
+	if [ "$si" != none ]; then
+		# shellcheck disable=SC2086
+		insmod "$SI" $si || { echo "SI_BENCH_ERROR insmod si_timer $si failed"; return 1; }
+	fi
+	insmod "$BENCH/$mod.ko" quick="${bench_quick:-0}" "$@" ||
+		echo "SI_BENCH_ERROR insmod $mod $* failed"
+	bench_out
+	rmmod "$mod"
+	[ "$si" = none ] || rmmod si_timer
+}
+bench_latency() {
+	bench_load "" si_timer_bench only=B1,B4,B5
+	# B7: the executors above the FIFO 50 flood
+	grep -q PREEMPT_RT /proc/version &&
+		bench_load "prio=60" si_timer_bench only=B7
+	bench_udp
+}
+# B8, user space: a FIFO 50 UDP client on the benchmark CPU while each peer's
+# long timer runs there.
+bench_udp() {
+	local p cpu n=200
+	[ -x "$BENCH/si_bench_udp" ] || { echo "SI_BENCH_ERROR no $BENCH/si_bench_udp"; return; }
+	[ "$bench_quick" = 1 ] && n=20
+	cpu=$(($(grep -c '^processor' /proc/cpuinfo) - 1))
+	ifconfig lo 127.0.0.1 up
+	for p in baseline classic compat si kdw dw; do
+		insmod "$SI" && insmod "$BENCH/si_timer_bench.ko" hold=$p only=none cpu=$cpu ||
+			echo "SI_BENCH_ERROR insmod hold=$p failed"
+		sleep 1
+		"$BENCH/si_bench_udp" $p $n 10000 $cpu
+		rmmod si_timer_bench
+		rmmod si_timer
+	done
+}
+bench_cost() {
+	bench_load "" si_timer_bench only=B3,B5i
+	bench_load none si_bench_load state=baseline
+	bench_load "vecmask=off" si_bench_load state=si_off
+	bench_load "vecmask=on" si_bench_load state=si
+}
+bench_smoke() {
+	[ -d "$BENCH" ] || return 0
+	bench_quick=1
+	bench_latency
+	bench_cost
+	say "SI_BENCH_SMOKE_DONE"
+}
+
 case $mode in
-check) check_mode ;;
+check) check_mode; bench_smoke ;;
+bench) bench_latency ;;
+bench_icount) bench_cost ;;
 run) run_mode ;;
+script) . /si/script.sh ;;
 *)
 	echo "si_timer test VM: modules in /si and $mods (insmod /si/si_timer.ko"
 	echo "or modprobe si_timer). Exit the shell to power off."

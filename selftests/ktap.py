@@ -9,11 +9,16 @@ Rules (README.md, "Tests"):
   document whose result count differs from its "1..N" plan is a failure.
   Its name is its "# Subtest: NAME" line. Indented (nested) lines are not counted.
 - "ok"/"not ok" lines are results; "# SKIP" makes a skip (never a pass).
-- Kernel problems (Oops, BUG:, WARNING:, lockdep, stalls...) are one
-  failure each, except a WARN splat ("cut here" .. "end trace") containing
+- Kernel problems (Oops, BUG:, WARNING:, lockdep, stalls..., and si_timer's
+  report of a module unloaded with timers, except an si_unload_* test
+  module's) are one failure each, except a WARN splat ("cut here" .. "end trace") containing
   the text of an earlier "# SI_EXPECT_WARN <text>" line: each such line
   allows exactly one splat, and one that never came is a failure. A report
   that is not a splat (lockdep's) is matched by its title line instead.
+  An expectation belongs to the test module that announced it: it holds
+  only until "# SI_EXPECT_END" (the harness prints it when the module's
+  insmod returned), the next document or the end marker, whichever comes
+  first; then, if unmet, it fails and no later splat can use it.
 - A KASAN or KCSAN report (from its "BUG: KASAN:"/"BUG: KCSAN:" title to
   the "=====" line that closes it) is one result: a KASAN report is a
   failure; a KCSAN report is a failure when a frame of si_timer or of a
@@ -61,12 +66,19 @@ REPORT_HEADER = re.compile(r"^(Read of|Write of|value changed|race at unknown or
                            r"|The buggy address belongs to the object|(?!Call Trace:).*:$)")
 REPORT_TAIL = re.compile(r"^(Memory state around|The buggy address belongs to the (physical )?page"
                          r"|Reported by )")
+# si_timer's report of a module that went with timers pending or running:
+# a bug, except from the si_unload_* test modules, which do it on purpose
+# (init.sh checks that each of their timers is reported).
+UNLOAD_REPORT = re.compile(r"si_timer: module (\S+) unloaded with a timer ")
 CUT_HERE = "------------[ cut here ]------------"
 END_TRACE = "---[ end trace"
 # 6.12's console (nbcon) prints this, then the line it was printing again,
 # whole; the first printing may have been cut short ("ok 22 t_misuse_d"),
 # or may not have started at all.
 REPLAY = "** replaying previous printk message **"
+# "# SI_EXPECT_END <module>": the harness's line after a test module's
+# insmod returned; the module's expected WARNs must have come by then.
+EXPECT_END = "SI_EXPECT_END"
 
 
 class Doc:
@@ -83,7 +95,7 @@ class Console:
         self.seen_docs = []
         self.doc = None
         self.ndocs = 0
-        self.expected_warns = []    # [text, declared by]
+        self.expected_warns = []    # [text, declared by], until expire_warns()
         self.splat = None           # lines of an open "cut here" block
         self.report = None          # lines of an open KASAN/KCSAN report
         self.kcsan_kernel = []      # titles of KCSAN reports outside our code
@@ -127,9 +139,9 @@ class Console:
             return []
         if line == END_MARKER:
             self.done = True
-            return self._close_doc()
+            return self._close_doc() + self._expire_warns()
         if line.startswith("KTAP version") or line.startswith("TAP version"):
-            out = self._close_doc()
+            out = self._close_doc() + self._expire_warns()
             self.ndocs += 1
             self.doc = Doc(self.ndocs)
             return out
@@ -151,14 +163,12 @@ class Console:
             out += self._end_report()
         if self.splat is not None:
             out += self._end_splat()
-        out += self._close_doc()
+        out += self._close_doc() + self._expire_warns()
         if self.kcsan_kernel:
             titles = sorted(set(self.kcsan_kernel), key=self.kcsan_kernel.index)
             out.append(Result("info", "KCSAN", "%d report(s) entirely inside the kernel, not failed: %s"
                               % (len(self.kcsan_kernel), "; ".join(
                                   "%s (x%d)" % (t, self.kcsan_kernel.count(t)) for t in titles)), []))
-        for text, who in self.expected_warns:
-            out.append(Result("fail", who, "expected WARN containing '%s' never appeared" % text, []))
         if self.done:   # else the boot failure below says it all
             out += [Result("fail", name, "no KTAP document from %s" % name, [])
                     for name in self.expect_docs if name not in self.seen_docs]
@@ -174,6 +184,8 @@ class Console:
             self.seen_docs.append(self.doc.name)
         elif text.startswith("SI_EXPECT_WARN "):
             self.expected_warns.append([text.split(" ", 1)[1].strip(), doc.name])
+        elif text == EXPECT_END or text.startswith(EXPECT_END + " "):
+            return self._expire_warns()
         else:
             doc.diag.append(text)
         return []
@@ -204,7 +216,17 @@ class Console:
                            % (doc.count, doc.plan), doc.diag[-10:])]
         return []
 
+    def _expire_warns(self):
+        """The announcing module is done: what it expected and did not get fails."""
+        out = [Result("fail", who, "expected WARN containing '%s' never appeared while it ran" % text, [])
+               for text, who in self.expected_warns]
+        self.expected_warns = []
+        return out
+
     def _problem(self, line):
+        m = UNLOAD_REPORT.search(line)
+        if m and not m.group(1).startswith("si_unload_"):
+            return [Result("fail", "console", line.strip(), [])]
         if not PROBLEMS.search(line) or BENIGN.search(line):
             return []
         # Reports that are not WARN splats (lockdep's) are matched by their title line.

@@ -16,7 +16,8 @@
  * in si_ktap_why); SI_CHECKED() (si_test.h) makes one from a void body.
  * Before triggering a WARN on purpose, a case calls si_ktap_expect_warn()
  * with a substring of the warning's text: the harness then accepts exactly
- * one such WARNING splat, and fails if it never comes.
+ * one such WARNING splat, and fails if it never comes before insmod of the
+ * module returns (the expectation is the module's, see ktap.py).
  *
  * The lines are printed with pr_info() and must reach the console exactly
  * as KTAP has them: a test module must not define pr_fmt (which would
@@ -30,6 +31,7 @@
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/kthread.h>
+#include <linux/moduleparam.h>
 #include <linux/printk.h>
 #include <linux/sched.h>
 
@@ -42,6 +44,14 @@ struct si_test {
 
 #define SI_TEST(fn) { #fn, fn }
 
+/*
+ * The harness names the document when it runs a module more than once in
+ * a boot (with si_timer loaded with other parameters, selftests/init.sh).
+ */
+static char *ktap_doc = KBUILD_MODNAME;
+module_param(ktap_doc, charp, 0444);
+MODULE_PARM_DESC(ktap_doc, "name of the KTAP document (default: the module's name)");
+
 /* Reason shown with SI_SKIP (or with SI_FAIL, as a diagnostic). */
 static const char *si_ktap_why;
 
@@ -53,7 +63,7 @@ static inline int si_ktap_run(const struct si_test *tests, unsigned int n)
 	unsigned int i;
 
 	pr_info("KTAP version 1\n");
-	pr_info("# Subtest: %s\n", KBUILD_MODNAME);
+	pr_info("# Subtest: %s\n", ktap_doc);
 	pr_info("1..%u\n", n);
 	for (i = 0; i < n; i++) {
 		int r;

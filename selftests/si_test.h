@@ -30,7 +30,10 @@
 #ifndef _SI_TEST_H
 #define _SI_TEST_H
 
+#include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/fs.h>
 #include <linux/ktime.h>
 #include <linux/stdarg.h>
 #include <linux/sched/task_stack.h>
@@ -136,6 +139,14 @@ static inline void si_test_begin(void)
 		__ok;							\
 	})
 
+/* The next online CPU after @cpu (-1: none), where a test puts its partners. */
+static inline int si_test_next_cpu(int cpu)
+{
+	unsigned int next = cpu < 0 ? nr_cpu_ids : cpumask_next(cpu, cpu_online_mask);
+
+	return next < nr_cpu_ids ? next : -1;
+}
+
 /*
  * Busy-wait @us microseconds by the clock, in callbacks that must not
  * sleep. Not udelay(): under QEMU TCG the secondary CPUs' delay loop
@@ -149,6 +160,35 @@ static inline void si_test_busy_us(unsigned int us)
 
 	while (ktime_get_ns() < end)
 		cpu_relax();
+}
+
+/*
+ * Read si_timer's module parameter @name (/sys/module/si_timer/parameters/)
+ * into @buf, without the newline. A failure fails the test: false.
+ */
+static inline __maybe_unused bool si_test_read_param(const char *name, char *buf,
+						     size_t len)
+{
+	char path[96];
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/module/si_timer/parameters/%s", name);
+	f = filp_open(path, O_RDONLY, 0);
+	if (IS_ERR(f)) {
+		si_fail("opening %s: %ld", path, PTR_ERR(f));
+		return false;
+	}
+	n = kernel_read(f, buf, len - 1, &pos);
+	filp_close(f, NULL);
+	if (n < 0) {
+		si_fail("reading %s: %zd", path, n);
+		return false;
+	}
+	buf[n] = '\0';
+	strim(buf);
+	return true;
 }
 
 /* Define test @fn as a void body using SI_CHECK(), runnable by si_ktap_run(). */

@@ -8,8 +8,9 @@
  * The tests run at load in a kthread bound to the first online CPU ("home");
  * timers that must run elsewhere go to the next online CPU ("other").
  * Timings assert effects with TCG-sized slack and never allow "early".
- * The last test leaves timers in flight on purpose: unloading the module
- * stops them (si_timer_api_exit()), which is the unload test.
+ * The last test shuts down, all at once, timers of every kind in flight on
+ * every CPU. (Unloading a module that left timers armed is not tested
+ * here.)
  */
 #include <linux/atomic.h>
 #include <linux/bottom_half.h>
@@ -28,8 +29,10 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/tracepoint.h>
 #include <si_timer.h>
 #include "compat.h"
+#include "si_trace.h"
 #include "si_test.h"
 
 /* Scheduling noise under QEMU TCG reaches ~10 ms: allow several times that. */
@@ -1031,20 +1034,172 @@ SI_CHECKED(t_context_softinterruptible)
 /* ---------------------------------------------------------------------- */
 /* 9. si_schedule_timeout*(). */
 
-SI_CHECKED(t_schedule_timeout_uninterruptible)
+/*
+ * Who ends the sleep, seen through two tracepoints: si_timer's
+ * si_timer_expire_entry (the executor starts a callback; the wake-up timer
+ * of si_schedule_timeout() lives on the sleeper's stack, which identifies
+ * it) and the scheduler's sched_waking (the waker of the sleeper, in its
+ * own context). With plain schedule_timeout() neither would show an
+ * executor.
+ */
+static struct {
+	struct task_struct *sleeper;
+	atomic_t expiries;		/* callbacks of timers on its stack */
+	bool soft;			/* ... in soft-interruptible mode */
+	struct task_struct *executor;	/* ... run by */
+	atomic_t wakes;
+	struct task_struct *waker;	/* the first waker */
+	char waker_comm[TASK_COMM_LEN];
+	bool waker_serving_softirq;
+	unsigned long waker_softirq_cnt;
+	struct tracepoint *sched_waking;
+} sto;
+
+static bool sto_on_sleeper_stack(const void *p)
 {
-	unsigned long j0 = jiffies, slept;
+	const void *stack = task_stack_page(sto.sleeper);
+
+	return p >= stack && p < stack + THREAD_SIZE;
+}
+
+static void sto_expire_entry(void *unused, struct si_timer *timer, bool soft)
+{
+	if (!sto_on_sleeper_stack(timer))
+		return;
+	sto.soft = soft;
+	sto.executor = current;
+	smp_wmb();			/* the above before the count */
+	atomic_inc(&sto.expiries);
+}
+
+static void sto_waking(void *unused, struct task_struct *p)
+{
+	if (p != sto.sleeper || atomic_inc_return(&sto.wakes) != 1)
+		return;
+	sto.waker = current;
+	get_task_comm(sto.waker_comm, current);
+	sto.waker_serving_softirq = in_serving_softirq();
+	sto.waker_softirq_cnt = softirq_count();
+}
+
+static void sto_find_waking(struct tracepoint *tp, void *unused)
+{
+	if (!strcmp(tp->name, "sched_waking"))
+		sto.sched_waking = tp;
+}
+
+/* Start watching the current task's sleeps; false (a failure) if we cannot. */
+static bool sto_watch(void)
+{
+	int ret;
+
+	memset(&sto, 0, sizeof(sto));
+	sto.sleeper = current;
+	for_each_kernel_tracepoint(sto_find_waking, NULL);
+	if (!SI_CHECK(sto.sched_waking, "no sched_waking tracepoint"))
+		return false;
+	ret = register_trace_si_timer_expire_entry(sto_expire_entry, NULL);
+	if (!SI_CHECK(!ret, "registering on si_timer_expire_entry: %d", ret))
+		return false;
+	ret = tracepoint_probe_register(sto.sched_waking, sto_waking, NULL);
+	if (!SI_CHECK(!ret, "registering on sched_waking: %d", ret)) {
+		unregister_trace_si_timer_expire_entry(sto_expire_entry, NULL);
+		tracepoint_synchronize_unregister();
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Forget what happened so far: right before the sleep, when the sleeper
+ * runs and so cannot be woken (creating the waker thread, registering the
+ * probes may have woken it).
+ */
+static void sto_reset(void)
+{
+	atomic_set(&sto.expiries, 0);
+	atomic_set(&sto.wakes, 0);
+	sto.waker = NULL;
+	strscpy(sto.waker_comm, "-", sizeof(sto.waker_comm));
+	smp_mb();			/* the above before the sleep's state */
+}
+
+static void sto_unwatch(void)
+{
+	tracepoint_probe_unregister(sto.sched_waking, sto_waking, NULL);
+	unregister_trace_si_timer_expire_entry(sto_expire_entry, NULL);
+	tracepoint_synchronize_unregister();
+}
+
+/*
+ * The sleep ended because its si_timer expired: the timer's callback ran
+ * once on an executor, in soft-interruptible mode where the vector mask
+ * is available (else in compatible mode), and the executor, in that
+ * mode's context, was the first to wake the sleeper.
+ */
+static void sto_check_woken_by_executor(void)
+{
+	int avail = vecmask_available();
+	char want[TASK_COMM_LEN];
+
+	si_diag("wake-up timer callbacks %d (%s) in %s; first of %d wakes by %s",
+		atomic_read(&sto.expiries), sto.soft ? "soft-interruptible" : "compatible",
+		sto.executor ? sto.executor->comm : "-", atomic_read(&sto.wakes),
+		sto.waker_comm);
+	si_diag("  waker: in_serving_softirq %d softirq_count %#lx; vecmask available %d",
+		sto.waker_serving_softirq, sto.waker_softirq_cnt, avail);
+	if (!SI_CHECK(atomic_read(&sto.expiries) == 1,
+		      "the wake-up timer's callback ran %d times on an executor",
+		      atomic_read(&sto.expiries)))
+		return;
+	SI_CHECK(sto.waker == sto.executor, "woken first by %s, not by the executor %s",
+		 sto.waker_comm, sto.executor->comm);
+	snprintf(want, sizeof(want), "si_timer/%d", task_cpu(sto.executor));
+	SI_CHECK(!strcmp(sto.waker_comm, want) && (sto.waker->flags & PF_KTHREAD),
+		 "woken by '%s', want '%s'", sto.waker_comm, want);
+	if (avail == 0) {
+		SI_CHECK(!sto.soft && sto.waker_serving_softirq && sto.waker_softirq_cnt,
+			 "without the vector mask: mode %d, in_serving_softirq %d, softirq_count %#lx",
+			 sto.soft, sto.waker_serving_softirq, sto.waker_softirq_cnt);
+		return;
+	}
+	SI_CHECK(sto.soft, "the wake-up timer ran in compatible mode");
+	SI_CHECK(!sto.waker_serving_softirq && !sto.waker_softirq_cnt,
+		 "woken with bottom halves disabled: in_serving_softirq %d, softirq_count %#lx",
+		 sto.waker_serving_softirq, sto.waker_softirq_cnt);
+}
+
+static void sto_sleep_check(signed long (*sleep)(signed long), const char *name)
+{
+	unsigned long j0, slept;
 	long ret;
 
-	ret = si_schedule_timeout_uninterruptible(20);
+	if (!sto_watch())
+		return;
+	sto_reset();
+	j0 = jiffies;
+	ret = sleep(20);
 	slept = jiffies - j0;
-	si_diag("si_schedule_timeout_uninterruptible(20) slept %lu jiffies, returned %ld",
-		slept, ret);
+	sto_unwatch();
+	si_diag("%s(20) slept %lu jiffies, returned %ld", name, slept, ret);
 	SI_CHECK(ret == 0, "returned %ld", ret);
 	SI_CHECK(slept >= 20, "slept only %lu", slept);
 	SI_CHECK(slept <= 20 + LATE_J, "slept %lu", slept);
 	SI_CHECK(READ_ONCE(current->__state) == TASK_RUNNING, "state %#x",
 		 READ_ONCE(current->__state));
+	sto_check_woken_by_executor();
+}
+
+SI_CHECKED(t_schedule_timeout_uninterruptible)
+{
+	sto_sleep_check(si_schedule_timeout_uninterruptible,
+			"si_schedule_timeout_uninterruptible");
+}
+
+SI_CHECKED(t_schedule_timeout_interruptible)
+{
+	sto_sleep_check(si_schedule_timeout_interruptible,
+			"si_schedule_timeout_interruptible");
 }
 
 struct waker {
@@ -1065,6 +1220,10 @@ static int waker_thread(void *data)
 	return 0;
 }
 
+/*
+ * Woken early: the remaining time comes back, and the wake-up timer was
+ * cancelled (it never ran, also not later on the stack it lived on).
+ */
 SI_CHECKED(t_schedule_timeout_interruptible_woken)
 {
 	struct waker w = { .sleeper = current };
@@ -1072,15 +1231,24 @@ SI_CHECKED(t_schedule_timeout_interruptible_woken)
 	unsigned long j0, slept;
 	long ret;
 
-	task = kthread_run(waker_thread, &w, "si_api_waker");
-	if (!SI_CHECK(!IS_ERR(task), "kthread_run %ld", PTR_ERR(task)))
+	if (!sto_watch())
 		return;
+	task = kthread_run(waker_thread, &w, "si_api_waker");
+	if (!SI_CHECK(!IS_ERR(task), "kthread_run %ld", PTR_ERR(task))) {
+		sto_unwatch();
+		return;
+	}
+	sto_reset();
 	j0 = jiffies;
-	ret = si_schedule_timeout_interruptible(5 * HZ);
+	ret = si_schedule_timeout_interruptible(HZ);
 	slept = jiffies - j0;
 	WRITE_ONCE(w.done, true);
+	/* past the cancelled timer's expiry: it must not run on this stack */
+	msleep(jiffies_to_msecs(HZ + LATE_J));
 	kthread_stop(task);
-	si_diag("woken after %lu jiffies, returned %ld of %d", slept, ret, 5 * HZ);
+	sto_unwatch();
+	si_diag("woken after %lu jiffies by %s, returned %ld of %d", slept,
+		sto.waker_comm, ret, HZ);
 	SI_CHECK(ret > 0, "returned %ld: the wake-up did not end the sleep", ret);
 	/*
 	 * remaining = expiry - now. It can come out higher than measured here
@@ -1088,8 +1256,12 @@ SI_CHECKED(t_schedule_timeout_interruptible_woken)
 	 * and the callee's; the waker's 200 ms keeps "returned the whole
 	 * timeout" out of that margin.
 	 */
-	SI_CHECK(ret >= 5 * HZ - (long)slept - 1 && ret <= 5 * HZ - (long)slept + SLACK_J,
+	SI_CHECK(ret >= HZ - (long)slept - 1 && ret <= HZ - (long)slept + SLACK_J,
 		 "returned %ld after %lu jiffies", ret, slept);
+	SI_CHECK(sto.waker == task, "woken first by %s, not by the waker thread",
+		 sto.waker_comm);
+	SI_CHECK(!atomic_read(&sto.expiries),
+		 "the cancelled wake-up timer ran %d times", atomic_read(&sto.expiries));
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1546,7 +1718,7 @@ SI_CHECKED(t_try_to_del_at_handover)
 }
 
 /* ---------------------------------------------------------------------- */
-/* 12. Timers left in flight for the unload; stopped in the exit. */
+/* 12. si_timer_shutdown_sync() of many timers in flight. */
 
 struct flight {
 	struct si_timer timer;
@@ -1579,9 +1751,25 @@ static int idle_periodic_flights(void)
 	return idle;
 }
 
-SI_CHECKED(t_unload_in_flight)
+static int flight_runs(void)
 {
-	int cpu, i = 0, idle;
+	int i, runs = 0;
+
+	for (i = 0; i < nflights; i++)
+		runs += atomic_read(&flights[i].runs);
+	return runs;
+}
+
+/*
+ * On every CPU: pinned timers re-arming themselves every jiffy or three
+ * (some busy 1 ms, some soft-interruptible), and one armed an hour out.
+ * Once each periodic one ran twice, shut them all down in turn while the
+ * others keep firing: afterwards none runs, none is pending, and arming
+ * one is a no-op, as for timer_shutdown_sync().
+ */
+SI_CHECKED(t_shutdown_sync_in_flight)
+{
+	int cpu, i = 0, idle, before, late = 0, rearmed = 0;
 
 	flights = kcalloc(nr_cpu_ids * 4, sizeof(*flights), GFP_KERNEL);
 	if (!SI_CHECK(flights, "out of memory"))
@@ -1614,33 +1802,25 @@ SI_CHECKED(t_unload_in_flight)
 	for (i = 0; i < nflights; i++)
 		if (!flights[i].period)
 			SI_CHECK(si_timer_pending(&flights[i].timer), "long timer %d", i);
-	si_diag("%d timers left in flight for the unload", nflights);
 	SI_CHECK(!idle, "%d periodic timers ran less than twice in 2 s", idle);
-}
 
-static void stop_flights(void)
-{
-	int i, before, late = 0;
-
-	if (!flights)
-		return;
 	for (i = 0; i < nflights; i++)
 		si_timer_shutdown_sync(&flights[i].timer);
-	before = 0;
-	for (i = 0; i < nflights; i++)
-		before += atomic_read(&flights[i].runs);
+	before = flight_runs();
 	msleep(20);
 	for (i = 0; i < nflights; i++) {
-		late += atomic_read(&flights[i].runs);
 		if (si_timer_pending(&flights[i].timer))
 			late++;
+		si_mod_timer(&flights[i].timer, jiffies + 1);
+		rearmed += si_timer_pending(&flights[i].timer);
 	}
-	late -= before;
-	if (late)
-		WARN(1, "si_timer_api_test: %d runs or pending timers after shutdown_sync at unload\n",
-		     late);
-	pr_info("si_timer_api_test: unload stopped %d in-flight timers (%d runs)\n",
-		nflights, before);
+	msleep(20);
+	late += flight_runs() - before;
+	si_diag("%d timers shut down in flight after %d runs", nflights, before);
+	SI_CHECK(!late, "%d runs or pending timers after si_timer_shutdown_sync()", late);
+	SI_CHECK(!rearmed, "%d shut down timers armed again", rearmed);
+	for (i = 0; i < nflights; i++)
+		si_timer_delete_sync(&flights[i].timer);
 	kfree(flights);
 	flights = NULL;
 }
@@ -1663,6 +1843,7 @@ static const struct si_test tests[] = {
 	SI_TEST(t_context_compatible),
 	SI_TEST(t_context_softinterruptible),
 	SI_TEST(t_schedule_timeout_uninterruptible),
+	SI_TEST(t_schedule_timeout_interruptible),
 	SI_TEST(t_schedule_timeout_interruptible_woken),
 	SI_TEST(t_misuse_never_set_up),
 	SI_TEST(t_misuse_null),
@@ -1675,7 +1856,7 @@ static const struct si_test tests[] = {
 	SI_TEST(t_leaked_preempt_repaired),
 	SI_TEST(t_try_to_del_vs_start_race),
 	SI_TEST(t_try_to_del_at_handover),
-	SI_TEST(t_unload_in_flight),
+	SI_TEST(t_shutdown_sync_in_flight),
 };
 
 static void si_api_main(void *unused)
@@ -1685,17 +1866,13 @@ static void si_api_main(void *unused)
 
 static int __init si_timer_api_init(void)
 {
-	unsigned int next;
-
 	home_cpu = cpumask_first(cpu_online_mask);
-	next = cpumask_next(home_cpu, cpu_online_mask);
-	other_cpu = next < nr_cpu_ids ? next : -1;
+	other_cpu = si_test_next_cpu(home_cpu);
 	return si_ktap_run_on_cpu(home_cpu, si_api_main, NULL, false, 0);
 }
 
 static void __exit si_timer_api_exit(void)
 {
-	stop_flights();
 }
 
 module_init(si_timer_api_init);

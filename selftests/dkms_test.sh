@@ -1,0 +1,170 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check` step "dkms" (selftests/runner.py): the migration kit and the
+# DKMS flow, as a distribution and a driver author meet them. Prints KTAP on
+# stdout, the VM consoles included, and ends with SI_TIMER_HARNESS_DONE:
+#   si_timer_migrate   samples/migrate/*.c converted (scripts/si-migrate.sh)
+#   si_timer_audit     scripts/si-timer-audit.py's verdicts on those samples
+#   si_timer_dkms      selftests/dkms_chroot.sh in a throw-away root: .deb,
+#                      dependent DKMS package, kernel update OLD -> NEW
+#   si_timer_dkms_vm-<release>  per kernel, in QEMU: modprobe of the dependent
+#                      loads the DKMS-installed si_timer first, the timers of
+#                      the dependent and of the converted samples fire
+#   si_timer_dkms_boot one result per VM boot
+#
+#   dkms_test.sh [OLD NEW]   kernel names of scripts/vm.sh (6.1-rt 6.12-rt)
+# Logs: build/logs/dkms.log (host side), build/logs/dkms-<name>.log (consoles).
+# The t_* functions are called through ktap().
+# shellcheck disable=SC2317
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+OLD_NAME=${1:-6.1-rt} NEW_NAME=${2:-6.12-rt}
+out=$top/build/dkms
+LOG=$top/build/logs/dkms.log
+rm -rf "$out"
+mkdir -p "$out/out" "$top/build/logs"
+: > "$LOG"
+say() { echo "$*"; }
+diag() { [ -z "$*" ] || echo "$*" | while IFS= read -r l; do say "# $l"; done; }
+# ktap DOC TEST...: one document running t_TEST for each.
+ktap() {
+	local doc=$1 i=0 t
+	shift
+	say "KTAP version 1"
+	say "# Subtest: $doc"
+	say "1..$#"
+	for t in "$@"; do
+		i=$((i + 1))
+		why=
+		if "t_$t" >> "$LOG" 2>&1; then say "ok $i $t"; else diag "$why"; say "not ok $i $t"; fi
+	done
+}
+fail() { why="$*"; return 1; }
+finish() { say "SI_TIMER_HARNESS_DONE"; exit 0; }
+
+kver() { bash scripts/vm.sh resolve "$1" 2>/dev/null | sed -n 's/^KVER=//p'; }
+OLD=$(kver "$OLD_NAME") NEW=$(kver "$NEW_NAME")
+samples=$(cd samples/migrate && ls -- *.c | sed 's/\.c$//')
+
+# --- si_timer_migrate: convert copies of the samples.
+mig=$out/migrated
+cp -r samples/migrate "$mig"
+# Calls of the timer_list API that must all be gone from the code.
+OLD_API='\b(timer_setup(_on_stack)?|destroy_timer_on_stack|DEFINE_TIMER|from_timer|timer_container_of|mod_timer(_pending)?|timer_reduce|add_timer(_on)?|del_timer(_sync)?|timer_delete(_sync)?|try_to_del_timer_sync|timer_shutdown(_sync)?|timer_pending)\b|struct timer_list|TIMER_(PINNED|DEFERRABLE)|<linux/timer.h>'
+convert() {
+	local f=$mig/$1.c left
+	bash scripts/si-migrate.sh "$f" || fail "si-migrate.sh failed" || return 1
+	# Code only: string literals and comment lines may name the old API.
+	left=$(sed 's/"\([^"\\]\|\\.\)*"/""/g; s/\bsi_[a-z_]*//g; s/\b[A-Z_]*SI_TIMER[A-Z_]*//g' "$f" |
+		grep -nE "$OLD_API" | grep -vE '^[0-9]+:[[:space:]]*(/?\*|//)')
+	[ -z "$left" ] || fail "timer_list API left: $left" || return 1
+	grep -q '^#include <si_timer.h>' "$f" || fail "no #include <si_timer.h>" || return 1
+	! grep -q SI_TIMER_SOFTINTERRUPTIBLE "$f" || fail "a callback was opted in by the converter"
+}
+for s in $samples; do eval "t_convert_$s() { convert $s; }"; done
+t_reconvert_changes_nothing() {
+	local d
+	d=$(bash scripts/si-migrate.sh --diff "$mig")
+	[ -z "$d" ] || fail "second run changed: $(echo "$d" | head -n 20)"
+}
+t_flags_mapped() {
+	grep -q 'SI_TIMER_DEFERRABLE' "$mig/mig_array.c" && grep -q 'SI_TIMER_PINNED' "$mig/mig_static.c" ||
+		fail "TIMER_PINNED/TIMER_DEFERRABLE not mapped"
+}
+# shellcheck disable=SC2046,SC2086
+ktap si_timer_migrate $(printf 'convert_%s ' $samples) reconvert_changes_nothing flags_mapped
+# shellcheck disable=SC2086
+printf 'include /usr/share/si_timer/si_timer.mk\nobj-m := %s\n' \
+	"$(printf '%s.o ' $samples)" > "$mig/Kbuild"
+
+# --- si_timer_audit: the verdicts the samples were written to have, on the
+# timer_list originals and on the converted copies.
+expect="mig_embedded.c:mig_timer_fn=needs_bh mig_static.c:mig_static_fn=safe
+	mig_onstack.c:mig_onstack_fn=keep_compatible mig_array.c:mig_queue_fn=keep_compatible"
+audit() {
+	local dir=$1 e got
+	python3 scripts/si-timer-audit.py --format=tsv "$dir" > "$out/audit-$2.tsv" ||
+		fail "si-timer-audit.py failed" || return 1
+	for e in $expect; do
+		got=$(awk -F'\t' -v k="${e%=*}" '$1":"$2 == k { print $3 }' "$out/audit-$2.tsv")
+		[ "$got" = "${e#*=}" ] || fail "${e%=*}: verdict '$got', want '${e#*=}'" || return 1
+	done
+	[ "$(wc -l < "$out/audit-$2.tsv")" -eq 4 ] || fail "want 4 callbacks, got: $(cat "$out/audit-$2.tsv")"
+}
+t_audit_timer_list_sources() { audit samples/migrate orig; }
+t_audit_converted_sources() { audit "$mig" conv; }
+# The evidence names the softirq side that shares the lock, and a lock that
+# only timers share is not held against the callback.
+t_audit_evidence() {
+	python3 scripts/si-timer-audit.py samples/migrate > "$out/audit.txt" || fail "audit failed" || return 1
+	grep -q 'mig_tasklet_fn' "$out/audit.txt" || fail "tasklet taking the lock not named" || return 1
+	grep -q 'mig_poll' "$out/audit.txt" || fail "NAPI poll sharing per-CPU data not named" || return 1
+	grep -q 'in_serving_softirq' "$out/audit.txt" || fail "in_serving_softirq() not named" || return 1
+	! grep -q 'needs_bh.*stats_lock\|stats_lock.*needs_bh' "$out/audit.txt" ||
+		fail "a lock shared with timers only was flagged"
+}
+ktap si_timer_audit audit_timer_list_sources audit_converted_sources audit_evidence
+
+# --- si_timer_dkms: a throw-away root: an overlay on /, in a private mount
+# namespace that dies with the step.
+deb=$(bash scripts/dkms.sh deb "$out" 2>> "$LOG")
+if [ -z "$OLD" ] || [ -z "$NEW" ] || [ -z "$deb" ]; then
+	diag "kernels '$OLD_NAME'='$OLD' '$NEW_NAME'='$NEW', deb '$deb' (see $LOG)"
+	say "KTAP version 1"; say "# Subtest: si_timer_dkms"; say "1..1"; say "not ok 1 setup"
+	finish
+fi
+# shellcheck disable=SC2016
+unshare --mount --propagation private bash -c '
+	set -e
+	root=$(mktemp -d /dev/shm/si-dkms-root.XXXXXX)
+	mount -t tmpfs si-dkms "$root"
+	mkdir "$root/upper" "$root/work" "$root/merged"
+	mount -t overlay si-dkms -o "lowerdir=/,upperdir=$root/upper,workdir=$root/work" "$root/merged"
+	mount --rbind /dev "$root/merged/dev"
+	mount -t proc proc "$root/merged/proc"
+	mount -t sysfs sysfs "$root/merged/sys"
+	mount -t tmpfs tmp "$root/merged/tmp"
+	mount --bind "$3" "$root/merged$3"		# OUT and the log reach the host
+	mount --bind "$(dirname "$4")" "$root/merged$(dirname "$4")"
+	rmdir "$root" 2>/dev/null || true
+	chroot "$root/merged" "$1/selftests/dkms_chroot.sh" "$5" "$6" "$2" \
+		"$1/samples/dkms-dependent" "$1/build/dkms/migrated" "$3" "$4"
+' si-dkms "$top" "$deb" "$out/out" "$LOG" "$OLD" "$NEW"
+rmdir /dev/shm/si-dkms-root.* 2>/dev/null
+
+# --- the VM boots: what DKMS installed, loaded with modprobe.
+boots=()
+declare -A boot_why
+for name in "$OLD_NAME" "$NEW_NAME"; do
+	k=$(kver "$name")
+	stage=$out/out/$k
+	vlog=$top/build/logs/dkms-$name.log
+	t=boot_$(echo "$name" | tr -c 'a-z0-9\n' _)
+	boots+=("$t")
+	boot_why[$t]=
+	if [ ! -d "$stage/lib/modules/$k/updates/dkms" ]; then
+		boot_why[$t]="nothing installed for $k"
+		continue
+	fi
+	install -m 0755 selftests/dkms_vm.sh "$stage/si/script.sh"
+	cp "$out/out/version" "$stage/si/version"
+	if ! bash scripts/vm.sh pack "$name" "$stage" "dkms-$name" >> "$LOG" 2>&1; then
+		boot_why[$t]="vm.sh pack failed (see $LOG)"
+		continue
+	fi
+	# The VM's end marker is left out: this script prints the last one.
+	timeout "${SI_BOOT_TIMEOUT:-300}" bash scripts/vm.sh qemu "dkms-$name" script < /dev/null |
+		tee "$vlog" | grep -v 'SI_TIMER_HARNESS_DONE'
+	if ! grep -q 'SI_TIMER_HARNESS_DONE' "$vlog"; then
+		boot_why[$t]="no end marker (console: $vlog)"
+	elif ! grep -q "Subtest: si_timer_dkms_vm-$k" "$vlog"; then
+		boot_why[$t]="no si_timer_dkms_vm-$k document (console: $vlog)"
+	fi
+done
+boot_result() { [ -z "${boot_why[$1]}" ] || fail "${boot_why[$1]}"; }
+for t in "${boots[@]}"; do eval "t_$t() { boot_result $t; }"; done
+ktap si_timer_dkms_boot "${boots[@]}"
+finish

@@ -1,0 +1,1043 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Regression tests for races between si_timer calls, expiry and callbacks:
+ * each test makes its race happen on purpose and reports how often it did.
+ *
+ * The windows are microseconds wide, and single-threaded TCG switches
+ * vCPUs every few milliseconds at best, so the tests widen them: a kprobe
+ * on a kernel function that si_timer calls inside (or, in a broken
+ * implementation, right after) the critical step holds the caller there
+ * until a partner on another CPU has made its move, or for a grace period
+ * if the move cannot complete meanwhile (it waits for a lock, as it
+ * should). "Window reached" below means: the partner's move started while
+ * the victim was held inside the step.
+ *
+ * The tests run in a kthread on the first online CPU ("home"); callbacks
+ * and partners run on the next ones ("other", "third").
+ */
+#include <linux/atomic.h>
+#include <linux/bottom_half.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/interrupt.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/ptrace.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <si_timer.h>
+#include "compat.h"
+#include "vecmask.h"
+#include "si_test.h"
+
+#define ROUNDS		20
+/* How long a held victim waits for its partner's move to complete. */
+#define GRACE_NS	(20 * NSEC_PER_MSEC)
+#define HOLD_CAP_NS	(500 * NSEC_PER_MSEC)
+#define SPIN_CAP_MS	2000
+/* When a callback re-arms itself during its synchronous delete. */
+#define REARM_MS	200
+/*
+ * How long a canceller stays held after the callback re-armed, for the
+ * callback to return and its executor to let go of it: longer than a
+ * single-threaded TCG time slice (100 ms), which a held vCPU spinning
+ * with interrupts off may use up before the callback's vCPU runs again.
+ */
+#define SETTLE_NS	(120 * NSEC_PER_MSEC)
+
+static int home_cpu;
+static int other_cpu = -1;
+static int third_cpu = -1;
+
+/* ---------------------------------------------------------------------- */
+/* Holding a victim inside a kernel function: a one-shot kprobe. */
+
+struct si_hold {
+	const char * const *symbols;	/* the first one that registers */
+	bool on_return;			/* hold when it returns (kretprobe) */
+	struct kprobe kp;
+	struct kretprobe krp;
+	const char *symbol;
+	/* who is held: this task, or (task NULL) whoever runs on cpu */
+	struct task_struct *task;
+	int cpu;
+	const void *arg0;		/* and first argument, if set (entry only) */
+	u64 settle_ns;			/* held on this long after partner_done */
+	atomic_t armed;
+	atomic_t holding;
+	atomic_t partner_started;
+	atomic_t partner_done;
+	bool reached;
+};
+
+static void si_hold_here(struct si_hold *h)
+{
+	u64 start = ktime_get_mono_fast_ns(), partner = 0, done = 0, now;
+
+	atomic_set(&h->holding, 1);
+	for (;;) {
+		now = ktime_get_mono_fast_ns();
+		if (!done && atomic_read(&h->partner_done))
+			done = now;
+		if (done && now - done >= h->settle_ns)
+			break;
+		if (!partner && atomic_read(&h->partner_started))
+			partner = now;
+		if (partner && now - partner > GRACE_NS)
+			break;
+		if (now - start > HOLD_CAP_NS)
+			break;
+		cpu_relax();
+	}
+	h->reached = partner || done;
+	atomic_set(&h->holding, 0);
+}
+
+static bool si_hold_mine(struct si_hold *h)
+{
+	if (h->task ? current != h->task : raw_smp_processor_id() != h->cpu)
+		return false;
+	return atomic_read(&h->armed);
+}
+
+static int si_hold_entry(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct si_hold *h = container_of(kp, struct si_hold, kp);
+
+	if (!si_hold_mine(h))
+		return 0;
+	if (h->arg0 && (void *)regs_get_kernel_argument(regs, 0) != h->arg0)
+		return 0;
+	if (atomic_xchg(&h->armed, 0))
+		si_hold_here(h);
+	return 0;
+}
+
+static int si_hold_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct si_hold *h = container_of(get_kretprobe(ri), struct si_hold, krp);
+
+	if (si_hold_mine(h) && atomic_xchg(&h->armed, 0))
+		si_hold_here(h);
+	return 0;
+}
+
+static int si_hold_register(struct si_hold *h)
+{
+	const char * const *s;
+	int ret = -ENOENT;
+
+	for (s = h->symbols; *s; s++) {
+		if (h->on_return) {
+			memset(&h->krp, 0, sizeof(h->krp));
+			h->krp.kp.symbol_name = *s;
+			h->krp.handler = si_hold_return;
+			h->krp.maxactive = 8;
+			ret = register_kretprobe(&h->krp);
+		} else {
+			memset(&h->kp, 0, sizeof(h->kp));
+			h->kp.symbol_name = *s;
+			h->kp.pre_handler = si_hold_entry;
+			ret = register_kprobe(&h->kp);
+		}
+		if (!ret) {
+			h->symbol = *s;
+			return 0;
+		}
+	}
+	return ret;
+}
+
+static void si_hold_unregister(struct si_hold *h)
+{
+	if (!h->symbol)
+		return;
+	if (h->on_return)
+		unregister_kretprobe(&h->krp);
+	else
+		unregister_kprobe(&h->kp);
+	h->symbol = NULL;
+}
+
+/* Arm for one hold of @task (or of whatever runs on @cpu with @arg0). */
+static void si_hold_arm(struct si_hold *h, struct task_struct *task, int cpu,
+			const void *arg0)
+{
+	h->task = task;
+	h->cpu = cpu;
+	h->arg0 = arg0;
+	h->reached = false;
+	atomic_set(&h->partner_started, 0);
+	atomic_set(&h->partner_done, 0);
+	smp_wmb();	/* the above before armed */
+	atomic_set(&h->armed, 1);
+}
+
+static void si_hold_disarm(struct si_hold *h)
+{
+	atomic_set(&h->armed, 0);
+	/* a handler past its armed check finishes under the kprobe's RCU */
+	synchronize_rcu();
+}
+
+/* Kernel functions si_timer calls in the steps these tests widen. */
+static const char * const si_sym_mod_timer[] = { "mod_timer", NULL };
+static const char * const si_sym_try_del[] = {
+	"timer_delete_sync_try", "try_to_del_timer_sync", NULL
+};
+
+/* A broken synchronous delete calls it first, then looks at the callback. */
+static const char * const si_sym_delete_sync[] = { "timer_delete_sync", NULL };
+static const char * const si_sym_shutdown_sync[] = { "timer_shutdown_sync", NULL };
+static const char * const si_sym_wheel_fn[] = { "si_timer_wheel_fn", NULL };
+
+static struct si_hold hold_mod = { .symbols = si_sym_mod_timer };
+static struct si_hold hold_try_del = { .symbols = si_sym_try_del };
+static struct si_hold hold_delete_sync = {
+	.symbols = si_sym_delete_sync, .on_return = true,
+};
+
+static struct si_hold hold_shutdown_sync = {
+	.symbols = si_sym_shutdown_sync, .on_return = true,
+};
+
+static struct si_hold hold_wheel = { .symbols = si_sym_wheel_fn };
+
+static struct si_hold * const holds[] = {
+	&hold_mod, &hold_try_del, &hold_delete_sync, &hold_shutdown_sync, &hold_wheel,
+};
+
+/* ---------------------------------------------------------------------- */
+/* Helpers. */
+
+#define spin_until(cond, ms)						\
+	({								\
+		u64 __end = ktime_get_ns() + (u64)(ms) * NSEC_PER_MSEC;	\
+		bool __ok;						\
+		while (!(__ok = (cond)) && ktime_get_ns() < __end)	\
+			cpu_relax();					\
+		__ok;							\
+	})
+
+/*
+ * The end of a loop of rounds: none went wrong, and the window was reached
+ * in at least half of them (a loop stopped early by bad rounds counts the
+ * rounds it made).
+ */
+static void race_verdict(const char *how, int rounds, const char *window, int reached,
+			 const char *wrong, int bad)
+{
+	si_diag("%s: %d rounds, %s: %d", how, rounds, window, reached);
+	SI_CHECK(!bad, "%s: %d rounds %s", how, bad, wrong);
+	SI_CHECK(reached >= (rounds + 1) / 2, "%s: window reached %d of %d rounds",
+		 how, reached, rounds);
+}
+
+static bool need_other_cpu(void)
+{
+	if (other_cpu < 0)
+		si_skip("needs a second online CPU");
+	return other_cpu >= 0;
+}
+
+/* A victim: counts its runs, records when. */
+struct victim {
+	struct si_timer timer;
+	atomic_t runs;
+	unsigned long ran_at;
+};
+
+static void victim_fn(struct si_timer *t)
+{
+	struct victim *v = si_timer_container_of(v, t, timer);
+
+	v->ran_at = jiffies;
+	atomic_inc(&v->runs);
+}
+
+/* Is @t expired and queued behind a busy executor (not in the wheel)? */
+static bool queued(struct si_timer *t)
+{
+	return si_timer_pending(t) && !timer_pending(&t->wheel);
+}
+
+/*
+ * A timer is queued only behind a callback its executor runs, and the
+ * timer vectors of that CPU wait for the callback, so the one timer that
+ * can be queued there is the running one, re-armed: invariant 5 of
+ * timer.c. The victim's first run keeps its executor busy until released.
+ */
+struct self_queued {
+	struct si_timer timer;
+	atomic_t runs;
+	atomic_t runs_parking;	/* while its executor was asked to park */
+	bool release;
+};
+
+static void self_queued_fn(struct si_timer *t)
+{
+	struct self_queued *v = si_timer_container_of(v, t, timer);
+
+	if (kthread_should_park())
+		atomic_inc(&v->runs_parking);
+	if (atomic_inc_return(&v->runs) == 1)
+		spin_until(READ_ONCE(v->release), 10000);
+}
+
+/* Start @v on @cpu and queue its next expiry behind its running callback. */
+static bool self_queued_start(struct self_queued *v, int cpu)
+{
+	memset(v, 0, sizeof(*v));
+	si_test_timer_setup(&v->timer, self_queued_fn, 0);
+	v->timer.expires = jiffies;
+	si_add_timer_on(&v->timer, cpu);
+	if (!SI_CHECK(si_wait_until(atomic_read(&v->runs), 5000),
+		      "callback on CPU %d did not start", cpu))
+		return false;
+	/* Expires on this CPU's wheel, is queued on the victim's executor. */
+	si_mod_timer(&v->timer, jiffies);
+	return SI_CHECK(si_wait_until(queued(&v->timer), 5000),
+			"expiry not queued behind the running callback");
+}
+
+static void self_queued_stop(struct self_queued *v)
+{
+	WRITE_ONCE(v->release, true);
+	si_timer_shutdown_sync(&v->timer);
+}
+
+/* ---------------------------------------------------------------------- */
+/*
+ * 1. A synchronous delete while the callback re-arms itself. The delete is
+ * held inside its first step (where a broken one has deleted the wheel
+ * timer but not yet looked at the running callback) while the callback
+ * re-arms the timer and returns. On return the timer must be idle and
+ * never run again.
+ */
+
+struct rearmer {
+	struct si_timer timer;
+	struct si_hold *hold;	/* whichever of the delete's holds fired */
+	atomic_t runs;
+	atomic_t in_callback;
+	atomic_t cancelling;
+	bool rearm;
+};
+
+static void rearmer_fn(struct si_timer *t)
+{
+	struct rearmer *r = si_timer_container_of(r, t, timer);
+
+	atomic_inc(&r->runs);
+	atomic_set(&r->in_callback, 1);
+	if (READ_ONCE(r->rearm)) {
+		/* Wait until the canceller is held inside its delete. */
+		spin_until(atomic_read(&hold_try_del.holding) ||
+			   atomic_read(&hold_delete_sync.holding) ||
+			   atomic_read(&hold_shutdown_sync.holding), SPIN_CAP_MS);
+		atomic_set(&hold_try_del.partner_started, 1);
+		atomic_set(&hold_delete_sync.partner_started, 1);
+		atomic_set(&hold_shutdown_sync.partner_started, 1);
+		WRITE_ONCE(r->rearm, false);
+		/*
+		 * Due well after the canceller goes on, so that a broken
+		 * delete returns with the expiry still pending rather than
+		 * already run.
+		 */
+		si_mod_timer(t, jiffies + msecs_to_jiffies(REARM_MS));
+		atomic_set(&hold_try_del.partner_done, 1);
+		atomic_set(&hold_delete_sync.partner_done, 1);
+		atomic_set(&hold_shutdown_sync.partner_done, 1);
+	}
+	atomic_set(&r->in_callback, 0);
+}
+
+static void delete_sync_vs_rearm(unsigned int flags, bool shutdown,
+				 const char *how)
+{
+	int round, reached = 0, bad = 0, ret, n;
+	struct rearmer r;
+
+	for (round = 0; round < ROUNDS && bad < 3; round++) {
+		memset(&r, 0, sizeof(r));
+		si_test_timer_setup(&r.timer, rearmer_fn, flags | SI_TIMER_PINNED);
+		r.rearm = true;
+		r.timer.expires = jiffies + 1;
+		si_add_timer_on(&r.timer, other_cpu);
+		if (!spin_until(atomic_read(&r.in_callback), SPIN_CAP_MS)) {
+			si_fail("%s round %d: callback did not start", how, round);
+			si_timer_shutdown_sync(&r.timer);
+			break;
+		}
+		hold_try_del.settle_ns = SETTLE_NS;
+		hold_delete_sync.settle_ns = SETTLE_NS;
+		hold_shutdown_sync.settle_ns = SETTLE_NS;
+		si_hold_arm(&hold_try_del, current, 0, NULL);
+		si_hold_arm(&hold_delete_sync, current, 0, NULL);
+		si_hold_arm(&hold_shutdown_sync, current, 0, NULL);
+		ret = shutdown ? si_timer_shutdown_sync(&r.timer) :
+				 si_timer_delete_sync(&r.timer);
+		si_hold_disarm(&hold_try_del);
+		si_hold_disarm(&hold_delete_sync);
+		si_hold_disarm(&hold_shutdown_sync);
+		hold_try_del.settle_ns = 0;
+		hold_delete_sync.settle_ns = 0;
+		hold_shutdown_sync.settle_ns = 0;
+		reached += hold_try_del.reached || hold_delete_sync.reached ||
+			   hold_shutdown_sync.reached;
+		n = atomic_read(&r.runs);
+		if (ret < 0 || ret > 1 || si_timer_pending(&r.timer) ||
+		    atomic_read(&r.in_callback)) {
+			si_diag("%s round %d: returned %d, pending %d, callback running %d",
+				how, round, ret, si_timer_pending(&r.timer),
+				atomic_read(&r.in_callback));
+			bad++;
+		}
+		msleep(REARM_MS + 30);
+		if (atomic_read(&r.runs) != n) {
+			si_diag("%s round %d: %d runs after the delete returned",
+				how, round, atomic_read(&r.runs) - n);
+			bad++;
+		}
+		si_timer_shutdown_sync(&r.timer);
+	}
+	race_verdict(how, round, "re-armed inside the delete", reached,
+		     "left the timer armed or running", bad);
+}
+
+SI_CHECKED(t_delete_sync_vs_self_rearm)
+{
+	if (!need_other_cpu())
+		return;
+	delete_sync_vs_rearm(0, false, "compatible/delete_sync");
+	delete_sync_vs_rearm(SI_TIMER_SOFTINTERRUPTIBLE, false, "soft/delete_sync");
+	delete_sync_vs_rearm(SI_TIMER_SOFTINTERRUPTIBLE, true, "soft/shutdown_sync");
+}
+
+/* ---------------------------------------------------------------------- */
+/*
+ * 2. A callback that frees its timer. Instead of kfree() it poisons the
+ * memory and leaves it allocated, so that a later write by si_timer shows;
+ * a marker callback queued behind it on the same executor proves the
+ * executor is done with it before the poison is checked. Half the rounds
+ * really kfree() it, for KASAN kernels.
+ */
+#define POISON	0x6b
+
+struct freeing {
+	struct si_timer timer;
+	bool really_free;
+	atomic_t *ran;
+};
+
+static void freeing_fn(struct si_timer *t)
+{
+	struct freeing *f = si_timer_container_of(f, t, timer);
+	atomic_t *ran = f->ran;
+
+	if (f->really_free)
+		kfree(f);
+	else
+		memset(f, POISON, sizeof(*f));
+	atomic_inc(ran);
+}
+
+static int poisoned_bytes_changed(const void *p, size_t len)
+{
+	const u8 *b = p;
+	size_t i;
+	int changed = 0;
+
+	for (i = 0; i < len; i++)
+		changed += b[i] != POISON;
+	return changed;
+}
+
+SI_CHECKED(t_callback_frees_its_timer)
+{
+	int round, changed = 0, checked = 0;
+	atomic_t ran = ATOMIC_INIT(0);
+	struct victim marker;
+
+	if (!need_other_cpu())
+		return;
+	for (round = 0; round < 2 * ROUNDS; round++) {
+		unsigned int flags = (round & 2 ? SI_TIMER_SOFTINTERRUPTIBLE : 0) |
+				     SI_TIMER_PINNED;
+		struct freeing *f = kzalloc(sizeof(*f), GFP_KERNEL);
+		bool really_free = round & 1;
+		int c;
+
+		if (!SI_CHECK(f, "out of memory"))
+			break;
+		f->really_free = really_free;
+		f->ran = &ran;
+		si_test_timer_setup(&f->timer, freeing_fn, flags);
+		memset(&marker, 0, sizeof(marker));
+		si_test_timer_setup(&marker.timer, victim_fn, flags);
+		f->timer.expires = jiffies + 1;
+		si_add_timer_on(&f->timer, other_cpu);
+		marker.timer.expires = jiffies + 2;
+		si_add_timer_on(&marker.timer, other_cpu);
+		if (!SI_CHECK(si_wait_until(atomic_read(&marker.runs), 5000) &&
+			      atomic_read(&ran) == round + 1,
+			      "round %d: callbacks did not run", round)) {
+			si_timer_shutdown_sync(&marker.timer);
+			break;
+		}
+		si_timer_shutdown_sync(&marker.timer);
+		if (really_free)
+			continue;
+		c = poisoned_bytes_changed(f, sizeof(*f));
+		if (c)
+			si_diag("round %d: %d bytes of the freed timer written after its callback",
+				round, c);
+		changed += !!c;
+		checked++;
+		kfree(f);
+	}
+	si_diag("%d timers freed by their callback, %d checked for later writes",
+		round, checked);
+	SI_CHECK(!changed, "%d freed timers were written to after their callback", changed);
+	SI_CHECK(checked >= ROUNDS / 2, "only %d checked", checked);
+}
+
+/* ---------------------------------------------------------------------- */
+/*
+ * 3. A synchronous delete with bottom halves disabled. On PREEMPT_RT a
+ * SCHED_FIFO thread on the callback's CPU, inside local_bh_disable(),
+ * holds that CPU's BH lock: waiting for a soft-interruptible callback that
+ * then enters a BH section would deadlock, so it must be refused
+ * (-EDEADLK) and the callback must go on. From another CPU the same wait
+ * is safe and must be done.
+ */
+static DEFINE_SPINLOCK(bh_lock);
+
+struct bh_race {
+	struct si_timer timer;
+	atomic_t started, finished, canceller_done;
+	bool bh_section_done;
+	int ret;
+	int canceller_cpu;
+	bool canceller_bh, callback_was_running, callback_done_at_return;
+};
+
+static void bh_race_fn(struct si_timer *t)
+{
+	struct bh_race *b = si_timer_container_of(b, t, timer);
+
+	atomic_set(&b->started, 1);
+	spin_until(atomic_read(&b->canceller_done), SPIN_CAP_MS);
+	/* still running when a canceller on another CPU looks */
+	si_test_busy_us(20000);
+	/* any BH section: needs this CPU's BH lock on RT */
+	spin_lock_bh(&bh_lock);
+	b->bh_section_done = true;
+	spin_unlock_bh(&bh_lock);
+	atomic_set(&b->finished, 1);
+}
+
+static void bh_canceller(void *arg)
+{
+	struct bh_race *b = arg;
+
+	local_bh_disable();
+	b->canceller_cpu = smp_processor_id();
+	b->canceller_bh = softirq_count() != 0;
+	b->callback_was_running = atomic_read(&b->started) && !atomic_read(&b->finished);
+	/* Cross-CPU: let the callback go, so that it runs into its BH section. */
+	if (b->canceller_cpu != other_cpu)
+		atomic_set(&b->canceller_done, 1);
+	b->ret = si_timer_delete_sync(&b->timer);
+	b->callback_done_at_return = atomic_read(&b->finished);
+	local_bh_enable();
+	atomic_set(&b->canceller_done, 1);
+}
+
+static void bh_race_start(struct bh_race *b)
+{
+	memset(b, 0, sizeof(*b));
+	si_test_timer_setup(&b->timer, bh_race_fn,
+			    SI_TIMER_SOFTINTERRUPTIBLE | SI_TIMER_PINNED);
+	b->timer.expires = jiffies + 1;
+	si_add_timer_on(&b->timer, other_cpu);
+}
+
+SI_CHECKED(t_delete_sync_bh_disabled_same_cpu)
+{
+	struct si_ktap_cpu_work w;
+	int round, reached = 0;
+	struct bh_race b;
+
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		si_skip("non-RT: nothing runs on a CPU while its soft-interruptible callback does");
+		return;
+	}
+	if (!need_other_cpu())
+		return;
+	if (!si_vecmask_available()) {
+		si_skip("vector mask inactive: callbacks run in compatible mode");
+		return;
+	}
+	si_expect_warn("with bottom halves disabled on the CPU where its soft-interruptible callback runs");
+	for (round = 0; round < 5; round++) {
+		bh_race_start(&b);
+		if (!SI_CHECK(spin_until(atomic_read(&b.started), SPIN_CAP_MS),
+			      "round %d: callback did not start", round)) {
+			si_timer_shutdown_sync(&b.timer);
+			break;
+		}
+		/* FIFO 50 on the callback's CPU: preempts the executor (FIFO 1). */
+		if (si_ktap_cpu_work_create(&w, other_cpu, bh_canceller, &b, false)) {
+			si_fail("cannot create the canceller");
+			si_timer_shutdown_sync(&b.timer);
+			break;
+		}
+		sched_set_fifo(w.task);
+		wake_up_process(w.task);
+		SI_CHECK(!si_ktap_cpu_work_finish(&w, 10000), "round %d: canceller hung", round);
+		SI_CHECK(si_wait_until(atomic_read(&b.finished), 5000),
+			 "round %d: callback did not finish", round);
+		reached += b.callback_was_running && b.canceller_bh &&
+			   b.canceller_cpu == other_cpu;
+		SI_CHECK(b.ret == -EDEADLK, "round %d: returned %d", round, b.ret);
+		SI_CHECK(b.bh_section_done, "round %d", round);
+		SI_CHECK(!si_timer_pending(&b.timer), "round %d: still pending", round);
+		si_timer_shutdown_sync(&b.timer);
+	}
+	si_diag("canceller with BH disabled on the running callback's CPU: %d of %d rounds",
+		reached, round);
+	SI_CHECK(reached == round, "window reached %d of %d rounds", reached, round);
+}
+
+SI_CHECKED(t_delete_sync_bh_disabled_other_cpu)
+{
+	int round, reached = 0;
+	struct bh_race b;
+
+	if (!need_other_cpu())
+		return;
+	for (round = 0; round < 5; round++) {
+		bh_race_start(&b);
+		if (!SI_CHECK(spin_until(atomic_read(&b.started), SPIN_CAP_MS),
+			      "round %d: callback did not start", round)) {
+			si_timer_shutdown_sync(&b.timer);
+			break;
+		}
+		bh_canceller(&b);
+		reached += b.callback_was_running && b.canceller_bh;
+		SI_CHECK(b.ret == 0, "round %d: returned %d", round, b.ret);
+		SI_CHECK(b.callback_done_at_return && b.bh_section_done,
+			 "round %d: returned before the callback finished", round);
+		si_timer_shutdown_sync(&b.timer);
+	}
+	si_diag("canceller with BH disabled on another CPU, callback running: %d of %d rounds",
+		reached, round);
+	SI_CHECK(reached == round, "window reached %d of %d rounds", reached, round);
+}
+
+/* ---------------------------------------------------------------------- */
+/*
+ * 4. Compound calls against each other and against the handover.
+ */
+
+struct partner_call {
+	struct si_hold *hold;
+	struct si_timer *timer;
+	int (*call)(struct si_timer *timer);
+	int ret;
+};
+
+/* On the other CPU: once the victim is held, make the call. */
+static void partner_fn(void *arg)
+{
+	struct partner_call *p = arg;
+
+	if (!spin_until(atomic_read(&p->hold->holding), SPIN_CAP_MS)) {
+		p->ret = INT_MIN;
+		return;
+	}
+	atomic_set(&p->hold->partner_started, 1);
+	p->ret = p->call(p->timer);
+	atomic_set(&p->hold->partner_done, 1);
+}
+
+/*
+ * si_mod_timer_pending() (or si_mod_timer()) on a queued timer, held in
+ * mod_timer() (a broken one has taken the timer off the queue and not yet
+ * armed it), while the other CPU deletes it. The delete waits for the
+ * re-arm and finds the timer pending (1); the queued expiry never runs.
+ */
+static void rearm_vs_delete(bool pending_only, const char *how)
+{
+	int round, reached = 0, bad = 0, mod_ret;
+	struct si_ktap_cpu_work w;
+	struct partner_call p;
+	struct self_queued v;
+
+	for (round = 0; round < ROUNDS && bad < 3; round++) {
+		if (!self_queued_start(&v, other_cpu)) {
+			self_queued_stop(&v);
+			return;
+		}
+		/* Not on the busy CPU, nor on ours while we are held. */
+		p = (struct partner_call){ &hold_mod, &v.timer, si_timer_delete };
+		if (si_ktap_cpu_work_create(&w, third_cpu, partner_fn, &p, false)) {
+			si_fail("cannot create the partner");
+			self_queued_stop(&v);
+			return;
+		}
+		si_hold_arm(&hold_mod, current, 0, NULL);
+		wake_up_process(w.task);
+		mod_ret = pending_only ? si_mod_timer_pending(&v.timer, jiffies + 10 * HZ) :
+					 si_mod_timer(&v.timer, jiffies + 10 * HZ);
+		si_ktap_cpu_work_finish(&w, 0);
+		reached += hold_mod.reached;
+		if (p.ret != 1 || mod_ret != 1 ||
+		    (si_timer_pending(&v.timer) && (pending_only || hold_mod.reached))) {
+			si_diag("%s round %d: delete returned %d, re-arm %d, then pending %d",
+				how, round, p.ret, mod_ret, si_timer_pending(&v.timer));
+			bad++;
+		}
+		/*
+		 * Released first: on PREEMPT_RT the busy callback is an RCU
+		 * reader, which the disarm's synchronize_rcu() would wait out.
+		 */
+		self_queued_stop(&v);
+		si_hold_disarm(&hold_mod);
+		SI_CHECK(atomic_read(&v.runs) == 1, "%s round %d: the cancelled expiry ran",
+			 how, round);
+	}
+	race_verdict(how, round, "delete made while the re-arm was held in mod_timer()",
+		     reached, "not atomic", bad);
+}
+
+SI_CHECKED(t_rearm_queued_vs_delete)
+{
+	if (third_cpu < 0) {
+		si_skip("needs three online CPUs");
+		return;
+	}
+	rearm_vs_delete(true, "si_mod_timer_pending");
+	rearm_vs_delete(false, "si_mod_timer");
+}
+
+/*
+ * A call made while the wheel hands the expired timer over: the expiry
+ * function, si_timer_wheel_fn(), is held at its entry on the other CPU.
+ * si_timer_delete() must find the timer pending, and the common
+ * "delete; set expires; add" must then arm it without a warning; a
+ * synchronous delete must return 1 and the old expiry never run;
+ * si_try_to_del_timer_sync() must return -1 and the callback run.
+ */
+enum handover_call { HO_DELETE_ADD, HO_DELETE_SYNC, HO_TRY_TO_DEL, HO_MOD };
+
+static int ho_delete(struct si_timer *t)
+{
+	return si_timer_delete(t);
+}
+
+static int ho_try_to_del(struct si_timer *t)
+{
+	return si_try_to_del_timer_sync(t);
+}
+
+static int ho_mod(struct si_timer *t)
+{
+	return si_mod_timer(t, jiffies + HZ / 5);
+}
+
+static void at_handover(enum handover_call call, const char *how)
+{
+	static int (* const calls[])(struct si_timer *) = {
+		[HO_DELETE_ADD] = ho_delete, [HO_DELETE_SYNC] = si_timer_delete_sync,
+		[HO_TRY_TO_DEL] = ho_try_to_del, [HO_MOD] = ho_mod,
+	};
+	static const int want_ret[] = {
+		[HO_DELETE_ADD] = 1, [HO_DELETE_SYNC] = 1, [HO_TRY_TO_DEL] = -1, [HO_MOD] = 1,
+	};
+	static const int want_runs[] = {
+		[HO_DELETE_ADD] = 1, [HO_DELETE_SYNC] = 0, [HO_TRY_TO_DEL] = 1, [HO_MOD] = 1,
+	};
+	int round, reached = 0, bad = 0, ret;
+	struct victim v;
+
+	for (round = 0; round < ROUNDS / 2 && bad < 3; round++) {
+		unsigned long due;
+
+		memset(&v, 0, sizeof(v));
+		si_test_timer_setup(&v.timer, victim_fn, SI_TIMER_PINNED);
+		si_hold_arm(&hold_wheel, NULL, other_cpu, &v.timer.wheel);
+		v.timer.expires = jiffies + 1;
+		si_add_timer_on(&v.timer, other_cpu);
+		if (!spin_until(atomic_read(&hold_wheel.holding), SPIN_CAP_MS)) {
+			si_hold_disarm(&hold_wheel);
+			si_timer_shutdown_sync(&v.timer);
+			continue;
+		}
+		atomic_set(&hold_wheel.partner_started, 1);
+		ret = calls[call](&v.timer);
+		if (call == HO_DELETE_ADD) {
+			v.timer.expires = jiffies + HZ / 5;
+			si_add_timer(&v.timer);
+		}
+		due = v.timer.expires;
+		atomic_set(&hold_wheel.partner_done, 1);
+		spin_until(!atomic_read(&hold_wheel.holding), SPIN_CAP_MS);
+		si_hold_disarm(&hold_wheel);
+		reached += hold_wheel.reached;
+		si_wait_until(atomic_read(&v.runs) >= want_runs[call], 2000);
+		/* an extra run would come at the re-armed expiry, 200 ms on */
+		msleep(250);
+		if (ret != want_ret[call] || atomic_read(&v.runs) != want_runs[call] ||
+		    si_timer_pending(&v.timer) ||
+		    (atomic_read(&v.runs) && time_before(v.ran_at, due))) {
+			si_diag("%s round %d: ret %d, %d runs (%+ld jiffies from due), pending %d",
+				how, round, ret, atomic_read(&v.runs),
+				(long)(v.ran_at - due), si_timer_pending(&v.timer));
+			bad++;
+		}
+		si_timer_shutdown_sync(&v.timer);
+	}
+	race_verdict(how, round, "made during the handover", reached, "went wrong", bad);
+}
+
+SI_CHECKED(t_calls_at_handover)
+{
+	if (!need_other_cpu())
+		return;
+	at_handover(HO_DELETE_ADD, "delete, then add");
+	at_handover(HO_DELETE_SYNC, "delete_sync");
+	at_handover(HO_TRY_TO_DEL, "try_to_del_timer_sync");
+	at_handover(HO_MOD, "mod_timer");
+}
+
+/* ---------------------------------------------------------------------- */
+/*
+ * 5. A softirq that runs inside the running soft-interruptible callback,
+ * on its executor (local_bh_enable() in the callback runs a tasklet there;
+ * on non-RT so does irq exit), deletes that timer synchronously: it would
+ * wait for itself. -EDEADLK, not the "own callback" -EINVAL.
+ */
+struct softirq_cancel {
+	struct si_timer timer;
+	struct tasklet_struct tasklet;
+	atomic_t started;
+	bool in_callback;
+	bool tasklet_inside;	/* ran on the executor, during the callback */
+	int ret;
+};
+
+static struct softirq_cancel softirq_cancel;
+
+static void softirq_cancel_tasklet(struct tasklet_struct *tl)
+{
+	struct softirq_cancel *s = from_tasklet(s, tl, tasklet);
+
+	s->tasklet_inside = READ_ONCE(s->in_callback) && in_serving_softirq() &&
+			    !strncmp(current->comm, "si_timer/", 9);
+	s->ret = si_timer_delete_sync(&s->timer);
+}
+
+static void softirq_cancel_fn(struct si_timer *t)
+{
+	struct softirq_cancel *s = si_timer_container_of(s, t, timer);
+
+	WRITE_ONCE(s->in_callback, true);
+	atomic_set(&s->started, 1);
+	tasklet_schedule(&s->tasklet);
+	local_bh_disable();
+	local_bh_enable();	/* runs the tasklet here, on both flavours */
+	WRITE_ONCE(s->in_callback, false);
+}
+
+SI_CHECKED(t_delete_sync_from_softirq_in_callback)
+{
+	struct softirq_cancel *s = &softirq_cancel;
+
+	if (!need_other_cpu())
+		return;
+	if (!si_vecmask_available()) {
+		si_skip("vector mask inactive: callbacks run in compatible mode");
+		return;
+	}
+	memset(s, 0, sizeof(*s));
+	tasklet_setup(&s->tasklet, softirq_cancel_tasklet);
+	si_test_timer_setup(&s->timer, softirq_cancel_fn,
+			    SI_TIMER_SOFTINTERRUPTIBLE | SI_TIMER_PINNED);
+	si_expect_warn("from a softirq that interrupted its callback");
+	s->timer.expires = jiffies + 1;
+	si_add_timer_on(&s->timer, other_cpu);
+	SI_CHECK(si_wait_until(atomic_read(&s->started) && !READ_ONCE(s->in_callback), 5000),
+		 "callback did not run");
+	tasklet_kill(&s->tasklet);
+	si_diag("tasklet ran on the executor inside the callback: %d, returned %d",
+		s->tasklet_inside, s->ret);
+	SI_CHECK(s->tasklet_inside, "window not reached");
+	SI_CHECK(s->ret == -EDEADLK, "returned %d", s->ret);
+	si_timer_shutdown_sync(&s->timer);
+}
+
+/* ---------------------------------------------------------------------- */
+/*
+ * 6. An executor parked with a callback queued and no other executor
+ * running to take it (forced by parking the others first): the callback
+ * must run before the executor parks, not wait for its CPU to come back.
+ * The window: the executor's park handler entered with the callback
+ * queued, seen by a kprobe on it.
+ */
+static struct self_queued *park_watched;
+static atomic_t park_saw_queued;
+
+static int park_entry(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct self_queued *v = READ_ONCE(park_watched);
+
+	if (v && queued(&v->timer))
+		atomic_inc(&park_saw_queued);
+	return 0;
+}
+
+static struct kprobe park_probe = {
+	.symbol_name = "si_executor_park",
+	.pre_handler = park_entry,
+};
+
+static struct task_struct *executor_task(int cpu)
+{
+	char comm[TASK_COMM_LEN];
+	struct task_struct *p, *found = NULL;
+
+	snprintf(comm, sizeof(comm), "si_timer/%d", cpu);
+	rcu_read_lock();
+	for_each_process(p) {
+		if ((p->flags & PF_KTHREAD) && !strcmp(p->comm, comm)) {
+			found = get_task_struct(p);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+static atomic_t park_requested;
+
+static void park_other(void *arg)
+{
+	atomic_set(&park_requested, 1);
+	kthread_park(arg);
+}
+
+SI_CHECKED(t_park_without_heir)
+{
+	struct task_struct **task;
+	struct si_ktap_cpu_work w;
+	struct self_queued v;
+	int cpu, ret;
+
+	if (!need_other_cpu())
+		return;
+	ret = register_kprobe(&park_probe);
+	if (!SI_CHECK(!ret, "no kprobe on si_executor_park: %d", ret))
+		return;
+	task = kcalloc(nr_cpu_ids, sizeof(*task), GFP_KERNEL);
+	if (!SI_CHECK(task, "out of memory"))
+		goto out_probe;
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		task[cpu] = executor_task(cpu);
+		if (!SI_CHECK(task[cpu], "no si_timer/%d thread", cpu))
+			goto out;
+	}
+	for_each_online_cpu(cpu)
+		if (cpu != other_cpu)
+			kthread_park(task[cpu]);
+	atomic_set(&park_saw_queued, 0);
+	atomic_set(&park_requested, 0);
+	if (!self_queued_start(&v, other_cpu))
+		goto out_stop;
+	WRITE_ONCE(park_watched, &v);
+	if (si_ktap_cpu_work_create(&w, home_cpu, park_other, task[other_cpu], false)) {
+		si_fail("cannot create the parking thread");
+		goto out_stop;
+	}
+	wake_up_process(w.task);
+	spin_until(atomic_read(&park_requested), SPIN_CAP_MS);
+	msleep(20);
+	WRITE_ONCE(v.release, true);
+	si_ktap_cpu_work_finish(&w, 0);
+	WRITE_ONCE(park_watched, NULL);
+	si_diag("park handler saw the expiry queued: %d; it then ran %d time(s), %d while parking",
+		atomic_read(&park_saw_queued), atomic_read(&v.runs) - 1,
+		atomic_read(&v.runs_parking));
+	SI_CHECK(atomic_read(&park_saw_queued), "window not reached: nothing queued at park");
+	SI_CHECK(atomic_read(&v.runs) == 2, "the queued callback was stranded");
+out_stop:
+	WRITE_ONCE(park_watched, NULL);
+	self_queued_stop(&v);
+out:
+	for_each_online_cpu(cpu) {
+		if (!task[cpu])
+			continue;
+		kthread_unpark(task[cpu]);
+		put_task_struct(task[cpu]);
+	}
+	cpus_read_unlock();
+	kfree(task);
+out_probe:
+	unregister_kprobe(&park_probe);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static const struct si_test tests[] = {
+	SI_TEST(t_delete_sync_vs_self_rearm),
+	SI_TEST(t_callback_frees_its_timer),
+	SI_TEST(t_delete_sync_bh_disabled_same_cpu),
+	SI_TEST(t_delete_sync_bh_disabled_other_cpu),
+	SI_TEST(t_rearm_queued_vs_delete),
+	SI_TEST(t_calls_at_handover),
+	SI_TEST(t_delete_sync_from_softirq_in_callback),
+	SI_TEST(t_park_without_heir),
+};
+
+static void si_race_main(void *unused)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(holds); i++) {
+		ret = si_hold_register(holds[i]);
+		if (ret)
+			si_ktap_diag("no hold on %s: %d", holds[i]->symbols[0], ret);
+		else
+			si_ktap_diag("hold on %s%s", holds[i]->symbol,
+				     holds[i]->on_return ? " (return)" : "");
+	}
+	si_ktap_run(tests, ARRAY_SIZE(tests));
+	for (i = 0; i < ARRAY_SIZE(holds); i++)
+		si_hold_unregister(holds[i]);
+}
+
+static int __init si_race_init(void)
+{
+	home_cpu = cpumask_first(cpu_online_mask);
+	other_cpu = si_test_next_cpu(home_cpu);
+	third_cpu = si_test_next_cpu(other_cpu);
+	return si_ktap_run_on_cpu(home_cpu, si_race_main, NULL, false, 0);
+}
+
+static void __exit si_race_exit(void)
+{
+}
+
+module_init(si_race_init);
+module_exit(si_race_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("si_timer race regression tests");
