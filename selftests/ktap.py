@@ -50,7 +50,7 @@ PROBLEMS = re.compile(
     r"|inconsistent lock state|possible recursive locking|suspicious RCU usage"
     r"|MAX_LOCK_DEPTH too low|ODEBUG:|sleeping function called from invalid context"
     r"|trying to register non-static key|KASAN|KCSAN|UBSAN")
-BENIGN = re.compile(r"ODEBUG: selftest passed")
+BENIGN = re.compile(r"ODEBUG: selftest passed|kcsan: non-strict mode configured")
 # Sanitizer reports: the title, the stack lines, the line that closes them.
 SANITIZER = re.compile(r"^BUG: (KASAN|KCSAN): (.*)$")
 REPORT_END = "=" * 60

@@ -17,6 +17,9 @@ import ktap  # noqa: E402
 
 BOOT = """\
 [    0.000000] Linux version 6.12.57 (root@host) #1 SMP PREEMPT_RT
+[    1.836373] kcsan: enabled early
+[    1.836536] kcsan: non-strict mode configured - use CONFIG_KCSAN_STRICT=y to see all data races
+[    3.396143] kcsan: selftest: 3/3 tests passed
 [    2.100000] Run /init as init process
 """
 
