@@ -9,14 +9,18 @@ PWD := $(CURDIR)
 # the race tests and the torture under multi-threaded TCG; "dkms" is the DKMS
 # and migration-kit step, selftests/dkms_test.sh) and by `make run` /
 # `make shell`; seconds a boot may take before it fails.
-KERNELS ?= 6.1-rt 6.12-rt 6.1 debug-rt 6.12-rt-mttcg dkms
+# The debug kernels (`make check-debug`) are built once and cached by
+# scripts/build-debug-kernel.sh: kasan-rt (KASAN) and kcsan-rt (KCSAN),
+# both with lockdep and debugobjects.
+DEBUG_KERNELS ?= kasan-rt kcsan-rt
+KERNELS ?= 6.1-rt 6.12-rt 6.1 $(DEBUG_KERNELS) 6.12-rt-mttcg dkms
 RUN_KERNEL ?= 6.12-rt
 BOOT_TIMEOUT ?= 420
 export SI_BOOT_TIMEOUT := $(BOOT_TIMEOUT)
 # `make torture`: seconds of si_timer_torture per kernel (make check: 60).
 DURATION ?= 600
 
-.PHONY: all modules clean install help deps check check-host run shell torture bench
+.PHONY: all modules clean install help deps check check-debug check-host run shell torture bench
 .PHONY: dkms-install dkms-remove deb migrate audit
 
 all: modules
@@ -36,17 +40,21 @@ install: modules
 deps:
 	bash scripts/deps.sh
 
-check: deps
+check: deps check-host
 	python3 selftests/runner.py $(KERNELS)
+
+check-debug: deps check-host
+	python3 selftests/runner.py $(DEBUG_KERNELS)
 
 # Only si_timer_torture, DURATION seconds; the boot may take 300 s more.
 torture: deps
 	SI_TESTS=si_timer_torture SI_APPEND="si_timer_torture.duration=$(DURATION) $(SI_APPEND)" \
 		python3 selftests/runner.py --timeout $$(($(DURATION) + 300)) $(KERNELS)
 
-# Host-side unit tests of the harness's console parser (no VM).
+# Host-side unit tests of the harness's console parser (no VM): every
+# selftests/test_*.py.
 check-host:
-	python3 selftests/test_ktap.py
+	python3 -m unittest discover -s selftests -p 'test_*.py'
 
 # Benchmarks (bench/): one TCG and one -icount boot per kernel; results in
 # build/bench/. QUICK=1 runs each briefly (make check does that as a smoke test).
@@ -87,6 +95,7 @@ help:
 	@echo "make clean                        remove build products (and build/)"
 	@echo "make deps                         install the packages and kernels (scripts/deps.sh)"
 	@echo "make check [KERNELS=...]          the test suite on each kernel (default: $(KERNELS))"
+	@echo "make check-debug                  the test suite on the debug kernels only ($(DEBUG_KERNELS))"
 	@echo "make check-host                   unit tests of the console parser, on the host"
 	@echo "make bench [KERNELS=...] [QUICK=1] benchmarks against timer_list & co (default: $(BENCH_KERNELS))"
 	@echo "make run                          boot $(RUN_KERNEL) in QEMU with si_timer loaded, show it"

@@ -1,24 +1,28 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build the small debug PREEMPT_RT kernel for QEMU once, from Debian's
-# linux-source-6.12 and selftests/config/debug-rt.config, and cache it
-# outside the work tree:
+# Build one of the small debug PREEMPT_RT kernels for QEMU once, from
+# Debian's linux-source-6.12, selftests/config/debug-rt.config (the base)
+# and selftests/config/NAME.config (its sanitizer), and cache it outside the
+# work tree:
 #
-#   ${SI_CACHE:-/var/cache/si-timer}/debug-kernel/<key>/
+#   ${SI_CACHE:-/var/cache/si-timer}/debug-kernel/NAME-<key>/
 #     src/        unpacked linux-source-6.12
 #     obj/        build tree (O=): a KDIR for out-of-tree modules,
 #                 obj/arch/x86/boot/bzImage is the kernel to boot
-#     debug-rt.config  the fragment used
+#     fragment.config  the two fragments used, concatenated
 #     build.log   full log of the last build
 #     build-seconds    how long it took
 #     done        stamp, written only after a complete, verified build
 #
 # <key> = linux-source-6.12 package version, first 12 hex digits of the
-# fragment's sha256 and this script's SCRIPT_VERSION (bump it when the
-# build steps change).
+# sha256 of both fragments and this script's SCRIPT_VERSION (bump it when
+# the build steps change).
 #
-# Usage:  dir=$(scripts/build-debug-kernel.sh)
+# NAME: kasan-rt (KASAN) or kcsan-rt (KCSAN), or any NAME with a
+# selftests/config/NAME.config.
+#
+# Usage:  dir=$(scripts/build-debug-kernel.sh kasan-rt)
 #         make -C "$dir/obj" M="$PWD/module" modules
 # stdout: exactly one line, the cache dir.  Everything else goes to stderr.
 # Without a stamp (first run, or an interrupted build) it starts over from
@@ -28,12 +32,12 @@
 # default /usr/src/linux-source-6.12.tar.xz), SI_JOBS (default nproc).
 set -euo pipefail
 
-SCRIPT_VERSION=1
+SCRIPT_VERSION=2
 SRC_PKG=linux-source-6.12
 SRC_TAR=${SI_LINUX_SOURCE_TAR:-/usr/src/linux-source-6.12.tar.xz}
 CACHE_ROOT=${SI_CACHE:-/var/cache/si-timer}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-FRAGMENT=$HERE/../selftests/config/debug-rt.config
+NAME=${1:-}
 KARCH=x86_64
 
 # Keep stdout for the final path only.
@@ -42,14 +46,21 @@ exec 3>&1 1>&2
 log() { printf 'build-debug-kernel: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-[ -r "$FRAGMENT" ] || die "config fragment $FRAGMENT not found"
-FRAGMENT=$(cd "$(dirname "$FRAGMENT")" && pwd)/$(basename "$FRAGMENT")
+case $NAME in
+"" | debug-rt | */* | .*) die "usage: $0 NAME (kasan-rt, kcsan-rt: selftests/config/NAME.config)" ;;
+esac
+CONFIGS=$(cd "$HERE/../selftests/config" && pwd)
+BASE=$CONFIGS/debug-rt.config
+FRAGMENT=$CONFIGS/$NAME.config
+for f in "$BASE" "$FRAGMENT"; do
+	[ -r "$f" ] || die "config fragment $f not found"
+done
 [ -r "$SRC_TAR" ] || die "$SRC_TAR not found (run scripts/deps.sh as root)"
 
 src_version=$(dpkg-query -W -f='${Version}' "$SRC_PKG" 2>/dev/null || true)
 [ -n "$src_version" ] || die "package $SRC_PKG is not installed (run scripts/deps.sh as root)"
-frag_hash=$(sha256sum "$FRAGMENT" | cut -c1-12)
-key=$(printf '%s-%s-v%s' "$src_version" "$frag_hash" "$SCRIPT_VERSION" | tr -c 'A-Za-z0-9._+\n-' '_')
+frag_hash=$(cat "$BASE" "$FRAGMENT" | sha256sum | cut -c1-12)
+key=$(printf '%s-%s-%s-v%s' "$NAME" "$src_version" "$frag_hash" "$SCRIPT_VERSION" | tr -c 'A-Za-z0-9._+\n-' '_')
 dir=$CACHE_ROOT/debug-kernel/$key
 
 # Fast path: already built.
@@ -84,11 +95,11 @@ jobs=${SI_JOBS:-$(nproc)}
 start=$(date +%s)
 logfile=$dir/build.log
 
-log "building $key in $dir (-j$jobs; ~7 min on 2 cores; log: $logfile)"
+log "building $key in $dir (-j$jobs; 10-15 min on 2 cores; log: $logfile)"
 case $dir in /?*/debug-kernel/?*) ;; *) die "bad cache dir '$dir'" ;; esac
 rm -rf "$dir"
 mkdir -p "$dir/src" "$dir/obj"
-cp "$FRAGMENT" "$dir/debug-rt.config"
+cat "$BASE" "$FRAGMENT" > "$dir/fragment.config"
 : > "$logfile"
 
 # run DESCRIPTION CMD...: run with output to the log; on failure show its tail.
@@ -109,9 +120,9 @@ run "unpacking $SRC_TAR" tar -xf "$SRC_TAR" -C "$dir/src" --strip-components=1
 [ -e "$dir/src/Makefile" ] || die "unexpected layout of $SRC_TAR"
 
 run "make tinyconfig" kmake tinyconfig
-run "merging $(basename "$FRAGMENT")" \
+run "merging $(basename "$BASE") and $(basename "$FRAGMENT")" \
 	env ARCH="$KARCH" "$dir/src/scripts/kconfig/merge_config.sh" -m -O "$dir/obj" \
-	"$dir/obj/.config" "$dir/debug-rt.config"
+	"$dir/obj/.config" "$dir/fragment.config"
 run "make olddefconfig" kmake olddefconfig
 
 # Every value the fragment sets must have survived Kconfig's dependency
@@ -127,7 +138,7 @@ while IFS= read -r line; do
 	esac
 	[ -n "${want[$sym]+x}" ] || order+=("$sym")
 	want[$sym]=$line
-done < "$dir/debug-rt.config"
+done < "$dir/fragment.config"
 bad=()
 for sym in "${order[@]}"; do
 	line=${want[$sym]}
@@ -142,7 +153,7 @@ if [ "${#bad[@]}" -gt 0 ]; then
 	printf '  %s\n' "${bad[@]}" >&2
 	die "config verification failed"
 fi
-log "config verified: $(grep -c '^CONFIG_.*=y' "$dir/debug-rt.config") =y options present;" \
+log "config verified: $(grep -c '^CONFIG_.*=y' "$dir/fragment.config") =y options present;" \
 	"$(grep -E '^(# )?CONFIG_X86_KERNEL_IBT[= ]' "$dir/obj/.config")"
 
 # "modules" always: it writes Module.symvers, which out-of-tree module builds

@@ -13,7 +13,9 @@
 #   vm.sh run|shell NAME     prepare + boot (make run / make shell)
 #
 # NAME: 6.1-rt, 6.1, 6.12-rt (newest installed Debian kernel of that series),
-# debug-rt (scripts/build-debug-kernel.sh), or an exact /boot/vmlinuz-<release>.
+# kasan-rt, kcsan-rt (debug kernels built and cached by
+# scripts/build-debug-kernel.sh; debug-rt is kasan-rt's old name), or an exact
+# /boot/vmlinuz-<release>.
 # NAME-mttcg: that kernel under multi-threaded TCG (real vCPU parallelism),
 # running only the race tests and the torture unless SI_TESTS says otherwise.
 # MODE (for the in-VM /init, selftests/init.sh): check, run, shell or script.
@@ -45,13 +47,15 @@ resolve() {
 	6.1-rt)  kver=$(newest '6.1.0-*-rt-amd64') ;;
 	6.1)     kver=$(newest '6.1.0-*-amd64' '-rt-') ;;
 	6.12-rt) kver=$(newest '6.12.*-rt-amd64') ;;
-	debug-rt)
+	kasan-rt | kcsan-rt | debug-rt)
+		local flavour=${1/#debug-rt/kasan-rt} klog
 		[ -f scripts/build-debug-kernel.sh ] ||
 			missing "$1" "scripts/build-debug-kernel.sh not found"
 		mkdir -p build/logs
-		echo "vm.sh: building/finding the debug kernel (log: build/logs/debug-rt-kernel.log)" >&2
-		dir=$(bash scripts/build-debug-kernel.sh 2>build/logs/debug-rt-kernel.log | tail -n1) ||
-			missing "$1" "scripts/build-debug-kernel.sh failed, see build/logs/debug-rt-kernel.log"
+		klog=build/logs/$flavour-kernel.log
+		echo "vm.sh: building/finding the $flavour kernel (log: $klog)" >&2
+		dir=$(bash scripts/build-debug-kernel.sh "$flavour" 2>"$klog" | tail -n1) ||
+			missing "$1" "scripts/build-debug-kernel.sh $flavour failed, see $klog"
 		KDIR=$dir/obj
 		BZIMAGE=$KDIR/arch/x86/boot/bzImage
 		[ -f "$BZIMAGE" ] && [ -f "$KDIR/include/config/kernel.release" ] ||

@@ -19,6 +19,12 @@ Rules (README.md, "Tests"):
   only until "# SI_EXPECT_END" (the harness prints it when the module's
   insmod returned), the next document or the end marker, whichever comes
   first; then, if unmet, it fails and no later splat can use it.
+- A KASAN or KCSAN report (from its "BUG: KASAN:"/"BUG: KCSAN:" title to
+  the "=====" line that closes it) is one result: a KASAN report is a
+  failure; a KCSAN report is a failure when a frame of si_timer or of a
+  test module ("[si_...]" after a symbol) is in it, and otherwise (a race
+  entirely inside the kernel) an "info" result, counted in kcsan_kernel
+  and summed up by finish().
 - The boot must print END_MARKER.
 - A line the console replays after "** replaying previous printk message **"
   counts once, also when its first printing was cut short: each line is
@@ -43,8 +49,23 @@ PROBLEMS = re.compile(
     r"|general protection fault|Kernel panic|possible circular locking"
     r"|inconsistent lock state|possible recursive locking|suspicious RCU usage"
     r"|MAX_LOCK_DEPTH too low|ODEBUG:|sleeping function called from invalid context"
-    r"|KASAN|UBSAN")
-BENIGN = re.compile(r"ODEBUG: selftest passed")
+    r"|trying to register non-static key|KASAN|KCSAN|UBSAN")
+BENIGN = re.compile(r"ODEBUG: selftest passed|kcsan: non-strict mode configured")
+# Sanitizer reports: the title, the stack lines, the line that closes them.
+SANITIZER = re.compile(r"^BUG: (KASAN|KCSAN): (.*)$")
+REPORT_END = "=" * 60
+FRAME = re.compile(r"^\s*(\?\s*)?([\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[(\w+)\])?")
+# Our code in a report: si_timer.ko and the test modules are all si_*.
+OUR_MODULE = re.compile(r"\[si_\w*\]")
+# Sanitizer plumbing at the top of a stack, left out of the diagnostics.
+PLUMBING = re.compile(r"^(dump_stack|print_report|print_address|kasan_|__kasan|__asan_|save_stack"
+                      r"|kcsan_|__tsan_)")
+# Lines of a report worth showing besides frames: what was accessed, by
+# whom, which stack follows; and where the interesting part ends.
+REPORT_HEADER = re.compile(r"^(Read of|Write of|value changed|race at unknown origin"
+                           r"|The buggy address belongs to the object|(?!Call Trace:).*:$)")
+REPORT_TAIL = re.compile(r"^(Memory state around|The buggy address belongs to the (physical )?page"
+                         r"|Reported by )")
 # si_timer's report of a module that went with timers pending or running:
 # a bug, except from the si_unload_* test modules, which do it on purpose
 # (init.sh checks that each of their timers is reported).
@@ -76,6 +97,8 @@ class Console:
         self.ndocs = 0
         self.expected_warns = []    # [text, declared by], until expire_warns()
         self.splat = None           # lines of an open "cut here" block
+        self.report = None          # lines of an open KASAN/KCSAN report
+        self.kcsan_kernel = []      # titles of KCSAN reports outside our code
         self.done = False
         self.init_started = False   # the kernel ran /init
         self.last = ""
@@ -104,6 +127,11 @@ class Console:
             self.last = line
         if "Run /init as init process" in line:
             self.init_started = True
+        if self.report is not None:
+            return self._in_report(line)
+        if SANITIZER.match(line):
+            self.report = [line]
+            return []
         if self.splat is not None:
             return self._in_splat(line)
         if line == CUT_HERE:
@@ -131,9 +159,16 @@ class Console:
     def finish(self, how_ended=None):
         out = self._line(self.held) if self.held is not None else []
         self.held = None
+        if self.report is not None:
+            out += self._end_report()
         if self.splat is not None:
             out += self._end_splat()
         out += self._close_doc() + self._expire_warns()
+        if self.kcsan_kernel:
+            titles = sorted(set(self.kcsan_kernel), key=self.kcsan_kernel.index)
+            out.append(Result("info", "KCSAN", "%d report(s) entirely inside the kernel, not failed: %s"
+                              % (len(self.kcsan_kernel), "; ".join(
+                                  "%s (x%d)" % (t, self.kcsan_kernel.count(t)) for t in titles)), []))
         if self.done:   # else the boot failure below says it all
             out += [Result("fail", name, "no KTAP document from %s" % name, [])
                     for name in self.expect_docs if name not in self.seen_docs]
@@ -200,6 +235,37 @@ class Console:
                 self.expected_warns.remove(exp)
                 return [Result("info", exp[1], "expected report seen: " + exp[0], [])]
         return [Result("fail", "console", line.strip(), [])]
+
+    def _in_report(self, line):
+        if line.startswith(REPORT_END) or len(self.report) > 400:
+            return self._end_report()
+        self.report.append(line)
+        return []
+
+    def _end_report(self):
+        lines, self.report = self.report, None
+        kind, title = SANITIZER.match(lines[0]).groups()
+        title = "%s: %s" % (kind, title)
+        ours = any(OUR_MODULE.search(l) for l in lines)
+        if kind == "KCSAN" and not ours:
+            self.kcsan_kernel.append(title)
+            return [Result("info", "KCSAN", "inside the kernel only, not failed: " + title, [])]
+        # What happened and where: the access lines, and the first frames
+        # of each stack below the sanitizer's own.
+        diag, frames = [], 0
+        for l in lines[1:]:
+            if REPORT_TAIL.match(l):
+                break
+            m = FRAME.match(l)
+            if m and frames < 6 and not PLUMBING.match(m.group(2)):
+                diag.append(l.strip())
+                frames += 1
+            elif not m and REPORT_HEADER.match(l):
+                diag.append(l.strip())
+                frames = 0
+        if kind == "KCSAN":
+            title += " (si_timer or test module code in the stack)"
+        return [Result("fail", "console", title, diag)]
 
     def _in_splat(self, line):
         if line == CUT_HERE:    # a new splat: the previous one never ended

@@ -22,6 +22,9 @@ from bench import smoke as bench_smoke  # noqa: E402
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LOGS = os.path.join(TOP, "build", "logs")
 VM = ["bash", os.path.join(TOP, "scripts", "vm.sh")]
+# Sanitizer kernels run everything several times slower under TCG: their
+# boots get this many times the per-boot timeout.
+SLOW_KERNELS = {"kasan-rt": 3, "kcsan-rt": 3, "debug-rt": 3}
 
 
 class Tally:
@@ -74,7 +77,9 @@ def boot(kernel, timeout, tally, attempt=1):
     """Boot once; a kernel that dies before running /init (no si_timer code
     loaded yet: a QEMU TCG flake) is booted once more. Under multi-threaded
     TCG (NAME-mttcg) text patching can crash the guest also while si_timer
-    registers its kprobes: there, the same until a test module started."""
+    registers its kprobes: there, the same until a test module started.
+    Returns the seconds it took and the number of KCSAN reports inside the
+    kernel only."""
     tests = open(os.path.join(TOP, "build", kernel, "initramfs", "si", "tests.list")).read().split()
     con = Console(expect_docs=["si_timer_load", "si_timer_params"] + tests + ["si_timer_modules"])
     early = []      # results before the tests start, held back in case of a retry
@@ -149,7 +154,7 @@ def boot(kernel, timeout, tally, attempt=1):
         report([Result("fail", "boot", "finished only after the %d s timeout" % timeout, [])])
     for r in early:
         tally.report(kernel, r)
-    return time.monotonic() - start
+    return time.monotonic() - start, len(con.kcsan_kernel)
 
 
 # Not a kernel: the DKMS and migration-kit step (selftests/dkms_test.sh), which
@@ -184,9 +189,9 @@ def run_kit(timeout, tally):
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--timeout", type=int, default=int(os.environ.get("SI_BOOT_TIMEOUT", 420)),
-                    help="seconds per boot (default 420)")
+                    help="seconds per boot (default 420; x3 on kasan-rt, kcsan-rt)")
     ap.add_argument("kernels", nargs="+",
-                    help="6.1-rt 6.12-rt 6.1 debug-rt, NAME-mttcg or a release; "
+                    help="6.1-rt 6.12-rt 6.1 kasan-rt kcsan-rt, NAME-mttcg or a release; "
                          "dkms: selftests/dkms_test.sh")
     args = ap.parse_args()
     os.makedirs(LOGS, exist_ok=True)
@@ -197,20 +202,23 @@ def main():
             print("== %s: building" % kernel, flush=True)
         t0 = time.monotonic()
         built = kernel != KIT and prepare(kernel, tally)
-        tbuild, tboot = time.monotonic() - t0, 0.0
+        tbuild, tboot, kcsan = time.monotonic() - t0, 0.0, 0
         if kernel == KIT:
             print("== %s: convert, audit, package, boot (log: build/logs/dkms.log)" % kernel, flush=True)
             tboot = run_kit(3 * args.timeout, tally)
         elif built:
             print("== %s: booting (build %.0f s; console: build/logs/%s.log)"
                   % (kernel, tbuild, kernel), flush=True)
-            tboot = boot(kernel, args.timeout, tally)
+            slow = SLOW_KERNELS.get(kernel[:-len("-mttcg")] if kernel.endswith("-mttcg") else kernel, 1)
+            tboot, kcsan = boot(kernel, args.timeout * slow, tally)
             # The benchmarks ran briefly after the tests: their lines complete?
             for r in bench_smoke(os.path.join(LOGS, kernel + ".log"), kernel):
                 tally.report(kernel, r)
         d = {k: tally.counts[k] - before[k] for k in tally.counts}
         line = "%-8s %3d passed, %d failed, %d skipped  (build %.0f s, boot %.1f s)" % (
             kernel, d["ok"], d["fail"], d["skip"], tbuild, tboot)
+        if kcsan:
+            line += "; %d KCSAN report(s) inside the kernel only" % kcsan
         print("== " + line, flush=True)
         summary.append(line)
     print("\nSummary:")

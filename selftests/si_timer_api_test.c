@@ -1077,7 +1077,12 @@ static void sto_waking(void *unused, struct task_struct *p)
 	if (p != sto.sleeper || atomic_inc_return(&sto.wakes) != 1)
 		return;
 	sto.waker = current;
-	get_task_comm(sto.waker_comm, current);
+	/*
+	 * Not get_task_comm(): it takes task_lock(), a sleeping lock on RT,
+	 * and sched_waking runs under the raw pi_lock (lockdep and might_sleep
+	 * report it on the debug kernels). current's own comm is stable here.
+	 */
+	strscpy(sto.waker_comm, current->comm, sizeof(sto.waker_comm));
 	sto.waker_serving_softirq = in_serving_softirq();
 	sto.waker_softirq_cnt = softirq_count();
 }
