@@ -137,20 +137,21 @@ static void si_leave_softirq(void)
  * may free its timer: from here on only the pointer value is used.
  */
 static void si_call(struct si_timer *timer, si_timer_func_t fn,
-		    struct lockdep_map *map, bool soft)
+		    struct lockdep_map *map, enum si_queue q, bool soft)
 {
 	int preempt = preempt_count();
 	unsigned long bh = softirq_count();
 	unsigned long flags;
 
 	/*
-	 * Lockdep sees the callback like a timer's: the map is held while it
+	 * Lockdep sees the callback like a timer's, in its mode's subclass
+	 * (si_lockdep_subclass()): the map is held while it
 	 * runs and si_timer_delete_sync() takes it. Acquired with irqs off,
 	 * as timer_delete_sync() does, so that neither records an "irqs
 	 * enabled" usage that a cancel from a softirq would contradict.
 	 */
 	local_irq_save(flags);
-	lock_map_acquire(map);
+	lock_acquire_exclusive(map, q == SI_Q_SOFT, 0, NULL, _THIS_IP_);
 	local_irq_restore(flags);
 	trace_si_timer_expire_entry(timer, soft);
 	fn(timer);
@@ -211,7 +212,7 @@ static bool si_run_one(struct si_executor *e, enum si_queue q)
 			for (i = 0; i < NR_SOFTIRQS; i++)
 				softirqs[i] = kstat_softirqs_cpu(i, e->cpu);
 		ns = local_clock();
-		si_call(timer, fn, &map, soft);
+		si_call(timer, fn, &map, q, soft);
 		ns = local_clock() - ns;
 		raw_spin_lock_irq(&e->lock);
 		WRITE_ONCE(e->running, NULL);

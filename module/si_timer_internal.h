@@ -96,6 +96,17 @@ void si_executor_show(struct seq_file *m, unsigned int cpu);
 void si_debugfs_init(void);
 void si_debugfs_exit(void);
 
+/*
+ * The lockdep subclass a timer's map is taken in. Soft-interruptible
+ * callbacks enter BH sections while it is held, compatible ones run inside
+ * one: in one class for both, every canceller under BH would look like an
+ * ABBA (lockdep sees all CPUs' BH locks as one).
+ */
+static inline unsigned int si_lockdep_subclass(const struct si_timer *timer)
+{
+	return !!(timer->flags & SI_TIMER_SOFTINTERRUPTIBLE);
+}
+
 /* A copy of the timer's lockdep map, valid after its callback freed it. */
 static inline void si_lockdep_copy(struct lockdep_map *to, struct si_timer *timer)
 {

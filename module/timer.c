@@ -566,7 +566,8 @@ static void si_lockdep_cancel_waits(struct si_timer *timer)
 		return;
 	/* irqs off: record no "enabled" irq usage, as timer_delete_sync() */
 	local_irq_save(flags);
-	lock_map_acquire(&timer->lockdep_map);
+	lock_acquire_exclusive(&timer->lockdep_map, si_lockdep_subclass(timer), 0, NULL,
+			       _THIS_IP_);
 	lock_map_release(&timer->lockdep_map);
 	local_irq_restore(flags);
 }
