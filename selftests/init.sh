@@ -489,6 +489,8 @@ bench_latency() {
 bench_udp() {
 	local p cpu n=200
 	[ -x "$BENCH/si_bench_udp" ] || { echo "SI_BENCH_ERROR no $BENCH/si_bench_udp"; return; }
+	# The debug kernels are built without IPv4.
+	[ -d /proc/sys/net/ipv4 ] || { echo "SI_BENCH_SKIP B8U kernel without IPv4 (CONFIG_INET)"; return; }
 	[ "$bench_quick" = 1 ] && n=20
 	cpu=$(($(grep -c '^processor' /proc/cpuinfo) - 1))
 	ifconfig lo 127.0.0.1 up
