@@ -14,6 +14,7 @@
 #include <linux/interrupt.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include "compat.h"
 
 static bool quick;
@@ -70,6 +71,19 @@ static void b6_start_hr(void *data)
 	hrtimer_start(&((struct b6 *)data)->hr, 1, HRTIMER_MODE_REL_PINNED_SOFT);
 }
 
+struct b6_start {
+	smp_call_func_t fn;
+	struct b6 *b;
+};
+
+static int b6_start_on_cpu(void *arg)
+{
+	struct b6_start *s = arg;
+
+	s->fn(s->b);
+	return 0;
+}
+
 /* ns per round of @start's chain on @cpu, best of 3. */
 static s64 b6_time(struct b6 *b, int cpu, smp_call_func_t start, unsigned int rounds)
 {
@@ -82,7 +96,12 @@ static s64 b6_time(struct b6 *b, int cpu, smp_call_func_t start, unsigned int ro
 		b->left = rounds;
 		reinit_completion(&b->done);
 		t0 = ktime_get_ns();
-		smp_call_function_single(cpu, start, b, 1);
+		/*
+		 * From a thread on @cpu, not an IPI: PREEMPT_RT WARNs on a
+		 * softirq raised by an SMP function call that idle flushes
+		 * (do_softirq_post_smp_call_flush(), seen on kcsan-rt).
+		 */
+		smp_call_on_cpu(cpu, b6_start_on_cpu, &(struct b6_start){ start, b }, false);
 		if (!wait_for_completion_timeout(&b->done, 60 * HZ))
 			return -1;
 		best = min_t(s64, best, (ktime_get_ns() - t0) / rounds);
