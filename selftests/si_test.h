@@ -139,6 +139,20 @@ static inline void si_test_begin(void)
 		__ok;							\
 	})
 
+/*
+ * Spin on @cond for up to @ms milliseconds, by the clock (for windows too
+ * tight for a sleep); true if it became true.
+ */
+#define si_spin_until(cond, ms)						\
+	({								\
+		u64 __end = ktime_get_ns() + (u64)(ms) * NSEC_PER_MSEC;	\
+		bool __ok;						\
+									\
+		while (!(__ok = (cond)) && ktime_get_ns() < __end)	\
+			cpu_relax();					\
+		__ok;							\
+	})
+
 /* The next online CPU after @cpu (-1: none), where a test puts its partners. */
 static inline int si_test_next_cpu(int cpu)
 {

@@ -149,16 +149,6 @@ static void probe_arm_on(struct probe *p, int cpu, unsigned long delay)
 	si_add_timer_on(&p->timer, cpu);
 }
 
-/* Spin on @cond for up to @ms milliseconds (for tight races). */
-#define spin_until(cond, ms)						\
-	({								\
-		u64 __end = ktime_get_ns() + (u64)(ms) * NSEC_PER_MSEC;	\
-		bool __ok;						\
-		while (!(__ok = (cond)) && ktime_get_ns() < __end)	\
-			cpu_relax();					\
-		__ok;							\
-	})
-
 static bool expected_comm(const struct probe *p)
 {
 	char want[TASK_COMM_LEN];
@@ -1584,7 +1574,7 @@ SI_CHECKED(t_try_to_del_vs_start_race)
 			c->link[i].timer.expires = e;
 			si_add_timer_on(&c->link[i].timer, other_cpu);
 		}
-		if (!spin_until(atomic_read(&c->order) >= 1, 1000)) {
+		if (!si_spin_until(atomic_read(&c->order) >= 1, 1000)) {
 			timeouts++;
 			goto next;
 		}
@@ -1636,8 +1626,9 @@ SI_CHECKED(t_try_to_del_vs_start_race)
 				si_diag("  with the callback started=%d finished=%d", s, f);
 			}
 			/* Wait for the next callback to start (if any is left). */
-			if (!spin_until(atomic_read(&c->order) > lead_rank ||
-					atomic_read(&c->order) + ncancelled >= CHAIN_LEN, 1000)) {
+			if (!si_spin_until(atomic_read(&c->order) > lead_rank ||
+					   atomic_read(&c->order) + ncancelled >= CHAIN_LEN,
+					   1000)) {
 				timeouts++;
 				break;
 			}
@@ -1690,7 +1681,8 @@ SI_CHECKED(t_try_to_del_at_handover)
 
 		probe_init(&p, probe_fn, 0);
 		probe_arm_on(&p, other_cpu, 1);
-		if (!spin_until(!timer_pending(&p.timer.wheel) || atomic_read(&p.started), 1000)) {
+		if (!si_spin_until(!timer_pending(&p.timer.wheel) ||
+				   atomic_read(&p.started), 1000)) {
 			missed++;
 			si_timer_delete_sync(&p.timer);
 			continue;

@@ -215,15 +215,6 @@ static struct si_hold * const holds[] = {
 /* ---------------------------------------------------------------------- */
 /* Helpers. */
 
-#define spin_until(cond, ms)						\
-	({								\
-		u64 __end = ktime_get_ns() + (u64)(ms) * NSEC_PER_MSEC;	\
-		bool __ok;						\
-		while (!(__ok = (cond)) && ktime_get_ns() < __end)	\
-			cpu_relax();					\
-		__ok;							\
-	})
-
 /*
  * The end of a loop of rounds: none went wrong, and the window was reached
  * in at least half of them (a loop stopped early by bad rounds counts the
@@ -286,7 +277,7 @@ static void self_queued_fn(struct si_timer *t)
 	if (kthread_should_park())
 		atomic_inc(&v->runs_parking);
 	if (atomic_inc_return(&v->runs) == 1)
-		spin_until(READ_ONCE(v->release), 10000);
+		si_spin_until(READ_ONCE(v->release), 10000);
 }
 
 /* Start @v on @cpu and queue its next expiry behind its running callback. */
@@ -337,9 +328,9 @@ static void rearmer_fn(struct si_timer *t)
 	atomic_set(&r->in_callback, 1);
 	if (READ_ONCE(r->rearm)) {
 		/* Wait until the canceller is held inside its delete. */
-		spin_until(atomic_read(&hold_try_del.holding) ||
-			   atomic_read(&hold_delete_sync.holding) ||
-			   atomic_read(&hold_shutdown_sync.holding), SPIN_CAP_MS);
+		si_spin_until(atomic_read(&hold_try_del.holding) ||
+			      atomic_read(&hold_delete_sync.holding) ||
+			      atomic_read(&hold_shutdown_sync.holding), SPIN_CAP_MS);
 		atomic_set(&hold_try_del.partner_started, 1);
 		atomic_set(&hold_delete_sync.partner_started, 1);
 		atomic_set(&hold_shutdown_sync.partner_started, 1);
@@ -369,7 +360,7 @@ static void delete_sync_vs_rearm(unsigned int flags, bool shutdown,
 		r.rearm = true;
 		r.timer.expires = jiffies + 1;
 		si_add_timer_on(&r.timer, other_cpu);
-		if (!spin_until(atomic_read(&r.in_callback), SPIN_CAP_MS)) {
+		if (!si_spin_until(atomic_read(&r.in_callback), SPIN_CAP_MS)) {
 			si_fail("%s round %d: callback did not start", how, round);
 			si_timer_shutdown_sync(&r.timer);
 			break;
@@ -532,7 +523,7 @@ static void bh_race_fn(struct si_timer *t)
 	struct bh_race *b = si_timer_container_of(b, t, timer);
 
 	atomic_set(&b->started, 1);
-	spin_until(atomic_read(&b->canceller_done), SPIN_CAP_MS);
+	si_spin_until(atomic_read(&b->canceller_done), SPIN_CAP_MS);
 	/* still running when a canceller on another CPU looks */
 	si_test_busy_us(20000);
 	/* any BH section: needs this CPU's BH lock on RT */
@@ -587,7 +578,7 @@ SI_CHECKED(t_delete_sync_bh_disabled_same_cpu)
 	si_expect_warn("with bottom halves disabled on the CPU where its soft-interruptible callback runs");
 	for (round = 0; round < 5; round++) {
 		bh_race_start(&b);
-		if (!SI_CHECK(spin_until(atomic_read(&b.started), SPIN_CAP_MS),
+		if (!SI_CHECK(si_spin_until(atomic_read(&b.started), SPIN_CAP_MS),
 			      "round %d: callback did not start", round)) {
 			si_timer_shutdown_sync(&b.timer);
 			break;
@@ -624,7 +615,7 @@ SI_CHECKED(t_delete_sync_bh_disabled_other_cpu)
 		return;
 	for (round = 0; round < 5; round++) {
 		bh_race_start(&b);
-		if (!SI_CHECK(spin_until(atomic_read(&b.started), SPIN_CAP_MS),
+		if (!SI_CHECK(si_spin_until(atomic_read(&b.started), SPIN_CAP_MS),
 			      "round %d: callback did not start", round)) {
 			si_timer_shutdown_sync(&b.timer);
 			break;
@@ -658,7 +649,7 @@ static void partner_fn(void *arg)
 {
 	struct partner_call *p = arg;
 
-	if (!spin_until(atomic_read(&p->hold->holding), SPIN_CAP_MS)) {
+	if (!si_spin_until(atomic_read(&p->hold->holding), SPIN_CAP_MS)) {
 		p->ret = INT_MIN;
 		return;
 	}
@@ -775,7 +766,7 @@ static void at_handover(enum handover_call call, const char *how)
 		si_hold_arm(&hold_wheel, NULL, other_cpu, &v.timer.wheel);
 		v.timer.expires = jiffies + 1;
 		si_add_timer_on(&v.timer, other_cpu);
-		if (!spin_until(atomic_read(&hold_wheel.holding), SPIN_CAP_MS)) {
+		if (!si_spin_until(atomic_read(&hold_wheel.holding), SPIN_CAP_MS)) {
 			si_hold_disarm(&hold_wheel);
 			si_timer_shutdown_sync(&v.timer);
 			continue;
@@ -788,7 +779,7 @@ static void at_handover(enum handover_call call, const char *how)
 		}
 		due = v.timer.expires;
 		atomic_set(&hold_wheel.partner_done, 1);
-		spin_until(!atomic_read(&hold_wheel.holding), SPIN_CAP_MS);
+		si_spin_until(!atomic_read(&hold_wheel.holding), SPIN_CAP_MS);
 		si_hold_disarm(&hold_wheel);
 		reached += hold_wheel.reached;
 		si_wait_until(atomic_read(&v.runs) >= want_runs[call], 2000);
@@ -967,7 +958,7 @@ SI_CHECKED(t_park_without_heir)
 		goto out_stop;
 	}
 	wake_up_process(w.task);
-	spin_until(atomic_read(&park_requested), SPIN_CAP_MS);
+	si_spin_until(atomic_read(&park_requested), SPIN_CAP_MS);
 	msleep(20);
 	WRITE_ONCE(v.release, true);
 	si_ktap_cpu_work_finish(&w, 0);

@@ -101,22 +101,6 @@ static noinline void sloppy_arm_blockers(int cpu)
 	barrier();
 }
 
-/*
- * Wait for @cond without sleeping: while a blocker holds its CPU, that
- * CPU's timer softirq is held off (BH disabled, or on RT the BH lock held),
- * and a sleeper's wake-up timer may be one it expires (6.12's timer
- * migration hands idle CPUs' timers to busy ones).
- */
-#define spin_until(cond, ms)						\
-	({								\
-		u64 __end = ktime_get_ns() + (u64)(ms) * NSEC_PER_MSEC;	\
-		bool __ok;						\
-									\
-		while (!(__ok = (cond)) && ktime_get_ns() < __end)	\
-			cpu_relax();					\
-		__ok;							\
-	})
-
 static void expect(const char *states, const char *callback, const char *armed_by)
 {
 	si_diag("SI_UNLOAD_EXPECT %s %s %s", states, callback, armed_by);
@@ -157,12 +141,18 @@ SI_CHECKED(t_running_and_queued)
 	si_timer_setup(&blocker_static, blocker_fn, 0);
 	si_timer_setup(blocker_heap, blocker_fn, 0);
 	sloppy_arm_blockers(cpu);
-	if (!SI_CHECK(spin_until(READ_ONCE(blocker_running), 10000),
+	/*
+	 * Spin, not sleep: while a blocker holds its CPU, that CPU's timer
+	 * softirq is held off (BH disabled, or on RT the BH lock held), and a
+	 * sleeper's wake-up timer may be one it expires (6.12's timer
+	 * migration hands idle CPUs' timers to busy ones).
+	 */
+	if (!SI_CHECK(si_spin_until(READ_ONCE(blocker_running), 10000),
 		      "no blocker ran on CPU %d within 10 s", cpu))
 		return;
 	queued = blocker_running == blocker_heap ? &blocker_static : blocker_heap;
 	/* Expired (the wheel handed it over) but not run: queued. */
-	spin_until(!timer_pending(&queued->wheel) && si_timer_pending(queued), 2000);
+	si_spin_until(!timer_pending(&queued->wheel) && si_timer_pending(queued), 2000);
 	si_diag("blocker in %s memory runs on CPU %d, the other is %s",
 		blocker_running == blocker_heap ? "allocated" : "module",
 		cpu, si_timer_pending(queued) ? "pending" : "not pending");
