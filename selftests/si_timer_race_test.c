@@ -550,13 +550,19 @@ static void bh_canceller(void *arg)
 	atomic_set(&b->canceller_done, 1);
 }
 
-static void bh_race_start(struct bh_race *b)
+/* Start round @round's callback on the other CPU; false (and cleaned up) if it did not. */
+static bool bh_race_start(struct bh_race *b, int round)
 {
 	memset(b, 0, sizeof(*b));
 	si_test_timer_setup(&b->timer, bh_race_fn,
 			    SI_TIMER_SOFTINTERRUPTIBLE | SI_TIMER_PINNED);
 	b->timer.expires = jiffies + 1;
 	si_add_timer_on(&b->timer, other_cpu);
+	if (SI_CHECK(si_spin_until(atomic_read(&b->started), SPIN_CAP_MS),
+		     "round %d: callback did not start", round))
+		return true;
+	si_timer_shutdown_sync(&b->timer);
+	return false;
 }
 
 SI_CHECKED(t_delete_sync_bh_disabled_same_cpu)
@@ -577,12 +583,8 @@ SI_CHECKED(t_delete_sync_bh_disabled_same_cpu)
 	}
 	si_expect_warn("with bottom halves disabled on the CPU where its soft-interruptible callback runs");
 	for (round = 0; round < 5; round++) {
-		bh_race_start(&b);
-		if (!SI_CHECK(si_spin_until(atomic_read(&b.started), SPIN_CAP_MS),
-			      "round %d: callback did not start", round)) {
-			si_timer_shutdown_sync(&b.timer);
+		if (!bh_race_start(&b, round))
 			break;
-		}
 		/* FIFO 50 on the callback's CPU: preempts the executor (FIFO 1). */
 		if (si_ktap_cpu_work_create(&w, other_cpu, bh_canceller, &b, false)) {
 			si_fail("cannot create the canceller");
@@ -614,12 +616,8 @@ SI_CHECKED(t_delete_sync_bh_disabled_other_cpu)
 	if (!need_other_cpu())
 		return;
 	for (round = 0; round < 5; round++) {
-		bh_race_start(&b);
-		if (!SI_CHECK(si_spin_until(atomic_read(&b.started), SPIN_CAP_MS),
-			      "round %d: callback did not start", round)) {
-			si_timer_shutdown_sync(&b.timer);
+		if (!bh_race_start(&b, round))
 			break;
-		}
 		bh_canceller(&b);
 		reached += b.callback_was_running && b.canceller_bh;
 		SI_CHECK(b.ret == 0, "round %d: returned %d", round, b.ret);
