@@ -37,6 +37,7 @@
 #include <linux/seq_file.h>
 #include <linux/sched/clock.h>
 #include <linux/smpboot.h>
+#include <linux/wait_bit.h>
 #include <uapi/linux/sched/types.h>
 #include "si_timer_internal.h"
 #include "vecmask.h"
@@ -49,13 +50,13 @@ DEFINE_PER_CPU(struct si_executor, si_executors);
 static DEFINE_PER_CPU(struct task_struct *, si_executor_task);
 static int si_prio;
 
-/* Callbacks one wake-up runs before giving the smpboot loop a turn. */
-#define SI_BATCH	16
-
-static bool si_executor_idle(struct si_executor *e)
-{
-	return list_empty(&e->queue[SI_Q_COMPAT]) && list_empty(&e->queue[SI_Q_SOFT]);
-}
+/*
+ * The most callbacks of one queue that a round runs before giving the
+ * smpboot loop a turn, and the time after which it starts no more (as
+ * __do_softirq()'s MAX_SOFTIRQ_TIME).
+ */
+#define SI_BATCH	256
+#define SI_BATCH_NS	(2 * NSEC_PER_MSEC)
 
 /* The executor whose thread is current, or NULL. */
 struct si_executor *si_executor_current(void)
@@ -107,12 +108,17 @@ struct si_executor *si_executor_lock_live(unsigned int cpu)
 /*
  * Wait until the callback running on @e now has returned: the executor
  * holds cb_lock across it (on PREEMPT_RT a sleeping lock with priority
- * inheritance, like the kernel's timer expiry_lock).
+ * inheritance, like the kernel's timer expiry_lock) and lets waiters have
+ * it before the next one.
  */
 void si_executor_wait_callback(struct si_executor *e)
 {
+	/* Counted, so that a batch lets us in after this callback. */
+	atomic_inc(&e->cb_waiters);
 	spin_lock(&e->cb_lock);
 	spin_unlock(&e->cb_lock);
+	if (atomic_dec_and_test(&e->cb_waiters))
+		wake_up_var(&e->cb_waiters);
 }
 
 /*
@@ -141,7 +147,6 @@ static void si_call(struct si_timer *timer, si_timer_func_t fn,
 {
 	int preempt = preempt_count();
 	unsigned long bh = softirq_count();
-	unsigned long flags;
 
 	/*
 	 * Lockdep sees the callback like a timer's, in its mode's subclass
@@ -150,9 +155,13 @@ static void si_call(struct si_timer *timer, si_timer_func_t fn,
 	 * as timer_delete_sync() does, so that neither records an "irqs
 	 * enabled" usage that a cancel from a softirq would contradict.
 	 */
-	local_irq_save(flags);
-	lock_acquire_exclusive(map, q == SI_Q_SOFT, 0, NULL, _THIS_IP_);
-	local_irq_restore(flags);
+	if (IS_ENABLED(CONFIG_LOCKDEP)) {
+		unsigned long flags;
+
+		local_irq_save(flags);
+		lock_acquire_exclusive(map, q == SI_Q_SOFT, 0, NULL, _THIS_IP_);
+		local_irq_restore(flags);
+	}
 	trace_si_timer_expire_entry(timer, soft);
 	fn(timer);
 	trace_si_timer_expire_exit(timer, fn, soft);
@@ -172,12 +181,43 @@ static void si_call(struct si_timer *timer, si_timer_func_t fn,
 	}
 }
 
-static bool si_run_one(struct si_executor *e, enum si_queue q)
+static void si_softirqs_read(unsigned int cpu, unsigned int *count)
 {
-	struct lockdep_map map;
+	int i;
+
+	for (i = 0; i < NR_SOFTIRQS; i++)
+		count[i] = kstat_softirqs_cpu(i, cpu);
+}
+
+/*
+ * A canceller waited on cb_lock for a callback of the batch that just
+ * ended: wait until it had the lock before taking it again, as
+ * timer_sync_wait_running() lets the kernel's expiry_lock go. On PREEMPT_RT
+ * cb_lock is an rt_mutex, which would let a SCHED_FIFO executor steal it
+ * straight back from a lower-priority waiter it has just woken. Called
+ * outside any BH section: on RT those are RCU read-side sections.
+ */
+static void si_let_waiters_in(struct si_executor *e)
+{
+	wait_var_event(&e->cb_waiters, !atomic_read(&e->cb_waiters));
+}
+
+/*
+ * Run the callbacks queued on @q, up to SI_BATCH of them or SI_BATCH_NS
+ * worth, in one mode section (one vector mask, or one softirq-serving
+ * section) and under one cb_lock, as __run_timers() runs a base's expired
+ * timers under one expiry_lock: per-callback cost is one round trip of
+ * @e's lock. A canceller waiting for one of them (si_executor_wait_callback())
+ * ends the batch. Returns true if it stopped with callbacks left to run.
+ */
+static bool si_run_batch(struct si_executor *e, enum si_queue q)
+{
+	unsigned int softirqs[NR_SOFTIRQS];
 	struct si_timer *timer;
-	si_timer_func_t fn = NULL;
+	unsigned int n = 0;
 	bool soft = false;
+	u64 start, now;
+	int i;
 
 	if (list_empty(&e->queue[q]))
 		return false;
@@ -185,6 +225,7 @@ static bool si_run_one(struct si_executor *e, enum si_queue q)
 	if (q == SI_Q_SOFT && si_vecmask_available()) {
 		si_vecmask_disable(SI_TIMER_VECTORS);
 		soft = true;
+		si_softirqs_read(e->cpu, softirqs);
 	} else {
 		/* Compatible mode, also the fallback without the vector mask. */
 		si_enter_softirq();
@@ -192,28 +233,25 @@ static bool si_run_one(struct si_executor *e, enum si_queue q)
 
 	spin_lock(&e->cb_lock);
 	raw_spin_lock_irq(&e->lock);
-	timer = si_timer_take_queued(e, q);
-	if (timer) {
-		fn = timer->function;
+	start = local_clock();
+	now = start;
+	while ((timer = si_timer_take_queued(e, q))) {
+		si_timer_func_t fn = timer->function;
+		struct lockdep_map map;
+		u64 ns;
+
 		WRITE_ONCE(e->running, timer);
 		e->running_fn = fn;
 		e->running_armed_at = timer->armed_at;
 		e->running_soft = soft;
 		si_lockdep_copy(&map, timer);
-	}
-	raw_spin_unlock_irq(&e->lock);
+		raw_spin_unlock_irq(&e->lock);
 
-	if (timer) {
-		unsigned int softirqs[NR_SOFTIRQS];
-		u64 ns;
-		int i;
-
-		if (soft)
-			for (i = 0; i < NR_SOFTIRQS; i++)
-				softirqs[i] = kstat_softirqs_cpu(i, e->cpu);
-		ns = local_clock();
 		si_call(timer, fn, &map, q, soft);
-		ns = local_clock() - ns;
+		ns = now;
+		now = local_clock();
+		ns = now - ns;
+
 		raw_spin_lock_irq(&e->lock);
 		WRITE_ONCE(e->running, NULL);
 		e->running_fn = NULL;
@@ -222,17 +260,24 @@ static bool si_run_one(struct si_executor *e, enum si_queue q)
 			e->longest_ns = ns;
 			e->longest_fn = fn;
 		}
-		if (soft)
-			for (i = 0; i < NR_SOFTIRQS; i++)
-				e->soft_softirqs[i] += kstat_softirqs_cpu(i, e->cpu) - softirqs[i];
-		raw_spin_unlock_irq(&e->lock);
+		/* A canceller waits: end the batch to let it in. */
+		if (++n == SI_BATCH || now - start > SI_BATCH_NS ||
+		    atomic_read(&e->cb_waiters))
+			break;
 	}
+	if (soft) {
+		for (i = 0; i < NR_SOFTIRQS; i++)
+			e->soft_softirqs[i] += kstat_softirqs_cpu(i, e->cpu) - softirqs[i];
+	}
+	raw_spin_unlock_irq(&e->lock);
 	spin_unlock(&e->cb_lock);
 
 	if (soft)
 		si_vecmask_enable(SI_TIMER_VECTORS);
 	else
 		si_leave_softirq();
+	if (atomic_read(&e->cb_waiters))
+		si_let_waiters_in(e);
 	return timer;
 }
 
@@ -244,20 +289,10 @@ static int si_executor_should_run(unsigned int cpu)
 static void si_executor_fn(unsigned int cpu)
 {
 	struct si_executor *e = si_executor_of(cpu);
-	int budget = SI_BATCH;
+	bool more;
 
-	while (budget-- > 0) {
-		bool ran;
-
-		/* Parking: si_executor_park() hands the queue over. */
-		if (kthread_should_park())
-			break;
-		ran = si_run_one(e, SI_Q_COMPAT);
-
-		ran |= si_run_one(e, SI_Q_SOFT);
-		if (!ran)
-			break;
-	}
+	more = si_run_batch(e, SI_Q_COMPAT);
+	more |= si_run_batch(e, SI_Q_SOFT);
 	/*
 	 * A backlog: let others in (hotplug's park request, SCHED_OTHER tasks
 	 * at prio=0) and let RCU see a quiescent state, as ksoftirqd does
@@ -265,9 +300,10 @@ static void si_executor_fn(unsigned int cpu)
 	 * an RCU read-side section there, so ticks rarely find one and a
 	 * backlog would hold up grace periods (and CPU hotplug, which waits
 	 * for them) until drained; cond_resched() reports nothing under full
-	 * preemption. schedule() does, even when it picks us again.
+	 * preemption. schedule() does, even when it picks us again. The
+	 * smpboot loop checks for parking before each round.
 	 */
-	if (budget < 0)
+	if (more)
 		schedule();
 }
 
@@ -380,8 +416,10 @@ static void si_executor_park(unsigned int cpu)
 	pr_warn("executor %u parks with callbacks queued and no other executor running: running them first\n",
 		cpu);
 	/* Parked: nothing new is queued here, the queue only drains. */
-	while (si_run_one(e, SI_Q_COMPAT) | si_run_one(e, SI_Q_SOFT))
-		;
+	while (!si_executor_idle(e)) {
+		si_run_batch(e, SI_Q_COMPAT);
+		si_run_batch(e, SI_Q_SOFT);
+	}
 }
 
 void si_executor_show(struct seq_file *m, unsigned int cpu)
@@ -445,6 +483,7 @@ int si_executors_init(int prio)
 		 * share them with every device mutex).
 		 */
 		lockdep_set_notrack_class(&e->cb_lock);
+		atomic_set(&e->cb_waiters, 0);
 		for (q = 0; q < SI_NR_QUEUES; q++)
 			INIT_LIST_HEAD(&e->queue[q]);
 		INIT_HLIST_HEAD(&e->armed);

@@ -34,9 +34,10 @@ enum si_queue {
  * the ARMED timers of this home, so that unload.c finds them when their
  * module goes: an hlist, whose operations CONFIG_DEBUG_LIST (on in Debian's
  * kernels) does not check out of line on every arm and cancel. @cb_lock is held
- * across each callback and nothing else: a canceller waits for a running
- * callback by taking it, which on PREEMPT_RT sleeps and boosts the
- * executor (rt_mutex), as the kernel's timer expiry_lock does.
+ * across each batch of callbacks and nothing else: a canceller waits for a
+ * running callback by taking it, which on PREEMPT_RT sleeps and boosts the
+ * executor (rt_mutex), as the kernel's timer expiry_lock does; a batch lets
+ * @cb_waiters in between two callbacks.
  */
 struct si_executor {
 	raw_spinlock_t		lock;
@@ -44,7 +45,8 @@ struct si_executor {
 	struct hlist_head	armed;
 	bool			parked;
 	unsigned int		cpu;
-	spinlock_t		cb_lock;	/* held across each callback */
+	spinlock_t		cb_lock;	/* held across each batch of callbacks */
+	atomic_t		cb_waiters;	/* cancellers waiting on cb_lock */
 	/* The callback running now: compared, never dereferenced. */
 	const struct si_timer	*running;
 	si_timer_func_t		running_fn;
@@ -65,6 +67,11 @@ DECLARE_PER_CPU(struct si_executor, si_executors);
 static inline struct si_executor *si_executor_of(unsigned int cpu)
 {
 	return per_cpu_ptr(&si_executors, cpu);
+}
+
+static inline bool si_executor_idle(const struct si_executor *e)
+{
+	return list_empty(&e->queue[SI_Q_COMPAT]) && list_empty(&e->queue[SI_Q_SOFT]);
 }
 
 static inline enum si_queue si_queue_of(const struct si_timer *timer)

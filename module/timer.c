@@ -67,7 +67,7 @@
  *
  * Synchronous cancel: under the lock, disarm and look at home->running. If
  * the callback runs, wait for it on home's cb_lock (held by the executor
- * across each callback) and start over, so that a callback that re-armed
+ * across callbacks, let go to waiters after each) and start over, so that a callback that re-armed
  * itself is disarmed again after it returned. Where that wait could never
  * end, the call refuses instead (si_wait_refused()).
  */
@@ -191,6 +191,7 @@ void si_timer_wheel_fn(struct timer_list *wheel)
 	struct si_timer *timer = container_of(wheel, struct si_timer, wheel);
 	struct si_executor *home, *to;
 	unsigned long flags;
+	bool kick;
 	u32 state;
 
 	home = si_lock_home(timer, &flags);
@@ -209,11 +210,18 @@ void si_timer_wheel_fn(struct timer_list *wheel)
 		to = si_executor_lock_live(raw_smp_processor_id());
 		state = (state & ~SI_STATE_CPUMASK) | to->cpu;
 	}
+	/*
+	 * Only the first callback queued wakes the executor: one that finds
+	 * the queue busy comes after the wake-up of the one that made it so,
+	 * and the executor looks at its queue before it sleeps.
+	 */
+	kick = si_executor_idle(to);
 	list_add_tail(&timer->entry, &to->queue[si_queue_of(timer)]);
 	si_state_set(timer, (state & ~SI_STATE_ARMED) | SI_STATE_QUEUED);
 	trace_si_timer_queue(timer, to->cpu);
 	raw_spin_unlock_irqrestore(&to->lock, flags);
-	si_executor_kick(to);
+	if (kick)
+		si_executor_kick(to);
 }
 EXPORT_SYMBOL_GPL(si_timer_wheel_fn);
 

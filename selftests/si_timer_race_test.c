@@ -983,6 +983,160 @@ out_probe:
 }
 
 /* ---------------------------------------------------------------------- */
+/*
+ * 7. A synchronous delete waits for its callback, not for the rest of the
+ * executor's batch. Two timers expire in one jiffy on the other CPU, so
+ * that its executor runs both callbacks in one batch under one cb_lock.
+ * We cancel the first one while it runs; it returns soon after we wait on
+ * it (a kprobe on si_executor_wait_callback() tells it), well inside the
+ * batch's time budget (SI_BATCH_NS, 2 ms), so the executor goes on with
+ * the second in the same batch. That one holds until we returned, or for
+ * 1 s: a delete that waits for the batch returns only then. On PREEMPT_RT
+ * we (SCHED_OTHER) are below the executor (FIFO 1), which an rt_mutex
+ * lets take cb_lock straight back from us. Window reached: we were
+ * waiting when the first callback returned, the second was queued then,
+ * and the first returned within 1.5 ms.
+ */
+#define BATCH_FIRST_NS		(1500 * NSEC_PER_USEC)
+/* For our wait to be counted after the probe on its entry fired. */
+#define BATCH_SETTLE_NS		(200 * NSEC_PER_USEC)
+#define BATCH_HOLD_MS		1000
+
+struct batch_pair;
+
+struct batch_timer {
+	struct si_timer timer;
+	struct batch_pair *pair;
+};
+
+struct batch_pair {
+	struct batch_timer t[2];
+	struct task_struct *canceller;
+	struct batch_timer *first;
+	atomic_t started, finished, canceller_waiting, canceller_done;
+	bool second_queued, first_short, second_saw_return;
+	u64 t0, t_waiting, t_first_end, t_second_start, t_return;
+};
+
+static struct batch_pair *batch_watched;
+
+static int batch_wait_entry(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct batch_pair *bp = READ_ONCE(batch_watched);
+
+	if (bp && current == bp->canceller) {
+		bp->t_waiting = ktime_get_ns();
+		atomic_set(&bp->canceller_waiting, 1);
+	}
+	return 0;
+}
+
+static struct kprobe batch_wait_probe = {
+	.symbol_name = "si_executor_wait_callback",
+	.pre_handler = batch_wait_entry,
+};
+
+static void batch_fn(struct si_timer *t)
+{
+	struct batch_timer *bt = si_timer_container_of(bt, t, timer);
+	struct batch_pair *bp = bt->pair;
+	struct batch_timer *other = &bp->t[bt == &bp->t[0]];
+	u64 start = ktime_get_ns(), seen;
+
+	if (atomic_inc_return(&bp->started) == 1) {
+		bool waiting;
+
+		WRITE_ONCE(bp->first, bt);
+		waiting = si_spin_until(atomic_read(&bp->canceller_waiting), 1);
+		seen = ktime_get_ns();
+		while (ktime_get_ns() - seen < BATCH_SETTLE_NS)
+			cpu_relax();
+		bp->second_queued = queued(&other->timer);
+		bp->t_first_end = ktime_get_ns();
+		bp->first_short = waiting && bp->t_first_end - start < BATCH_FIRST_NS;
+	} else {
+		bp->t_second_start = start;
+		bp->second_saw_return = si_spin_until(atomic_read(&bp->canceller_done),
+						      BATCH_HOLD_MS);
+	}
+	atomic_inc(&bp->finished);
+}
+
+static long long us_since(u64 t0, u64 t)
+{
+	return t ? div_s64((s64)(t - t0), NSEC_PER_USEC) : -1;
+}
+
+static void cancel_in_batch(unsigned int flags, const char *how)
+{
+	int round, reached = 0, bad = 0, ret, i;
+	struct batch_pair *bp;
+	unsigned long expires;
+
+	bp = kzalloc(sizeof(*bp), GFP_KERNEL);
+	if (!SI_CHECK(bp, "out of memory"))
+		return;
+	for (round = 0; round < ROUNDS && !bad; round++) {
+		memset(bp, 0, sizeof(*bp));
+		bp->canceller = current;
+		for (i = 0; i < 2; i++) {
+			bp->t[i].pair = bp;
+			si_test_timer_setup(&bp->t[i].timer, batch_fn, flags | SI_TIMER_PINNED);
+		}
+		WRITE_ONCE(batch_watched, bp);
+		expires = jiffies + 2;
+		for (i = 0; i < 2; i++) {
+			bp->t[i].timer.expires = expires;
+			si_add_timer_on(&bp->t[i].timer, other_cpu);
+		}
+		if (!SI_CHECK(si_spin_until(READ_ONCE(bp->first), SPIN_CAP_MS),
+			      "%s round %d: no callback ran", how, round)) {
+			bad++;
+		} else {
+			bp->t0 = ktime_get_ns();
+			ret = si_timer_delete_sync(&bp->first->timer);
+			bp->t_return = ktime_get_ns();
+			atomic_set(&bp->canceller_done, 1);
+			if (!SI_CHECK(ret == 0, "%s round %d: returned %d", how, round, ret))
+				bad++;
+		}
+		if (!SI_CHECK(si_wait_until(atomic_read(&bp->finished) == 2, 5000),
+			      "%s round %d: callbacks did not finish", how, round))
+			bad++;
+		WRITE_ONCE(batch_watched, NULL);
+		for (i = 0; i < 2; i++)
+			si_timer_shutdown_sync(&bp->t[i].timer);
+		if (bp->second_queued && bp->first_short) {
+			reached++;
+			if (!SI_CHECK(bp->second_saw_return,
+				      "%s round %d: returned after the next callback (us from the delete: waiting %lld, first returned %lld, second started %lld, delete returned %lld)",
+				      how, round, us_since(bp->t0, bp->t_waiting),
+				      us_since(bp->t0, bp->t_first_end),
+				      us_since(bp->t0, bp->t_second_start),
+				      us_since(bp->t0, bp->t_return)))
+				bad++;
+		}
+	}
+	kfree(bp);
+	race_verdict(how, round, "canceller waiting on a short first callback of a batch",
+		     reached, "waited for the rest of the batch", bad);
+}
+
+SI_CHECKED(t_delete_sync_waits_for_its_callback_only)
+{
+	int ret;
+
+	if (!need_other_cpu())
+		return;
+	ret = register_kprobe(&batch_wait_probe);
+	if (!SI_CHECK(!ret, "no kprobe on si_executor_wait_callback: %d", ret))
+		return;
+	cancel_in_batch(0, "compatible");
+	cancel_in_batch(SI_TIMER_SOFTINTERRUPTIBLE, "soft-interruptible");
+	unregister_kprobe(&batch_wait_probe);
+}
+
+/* ---------------------------------------------------------------------- */
 
 static const struct si_test tests[] = {
 	SI_TEST(t_delete_sync_vs_self_rearm),
@@ -993,6 +1147,7 @@ static const struct si_test tests[] = {
 	SI_TEST(t_calls_at_handover),
 	SI_TEST(t_delete_sync_from_softirq_in_callback),
 	SI_TEST(t_park_without_heir),
+	SI_TEST(t_delete_sync_waits_for_its_callback_only),
 };
 
 static void si_race_main(void *unused)
