@@ -50,13 +50,18 @@ DEFINE_PER_CPU(struct si_executor, si_executors);
 static DEFINE_PER_CPU(struct task_struct *, si_executor_task);
 static int si_prio;
 
-/*
- * The most callbacks of one queue that a round runs before giving the
- * smpboot loop a turn, and the time after which it starts no more (as
- * __do_softirq()'s MAX_SOFTIRQ_TIME).
- */
+/* The most callbacks of one queue that a batch runs. */
 #define SI_BATCH	256
-#define SI_BATCH_NS	(2 * NSEC_PER_MSEC)
+
+/*
+ * The time after which a batch starts no more callbacks, as
+ * __do_softirq()'s MAX_SOFTIRQ_TIME or netdev_budget_usecs for NAPI: how
+ * long bottom halves may wait behind compatible callbacks, and RCU behind
+ * cb_lock on RT, before the executor steps back.
+ */
+static unsigned int batch_us = 2000;
+module_param(batch_us, uint, 0644);
+MODULE_PARM_DESC(batch_us, "a batch of callbacks starts no new one after this many us (default 2000); writable");
 
 /* The executor whose thread is current, or NULL. */
 struct si_executor *si_executor_current(void)
@@ -203,7 +208,7 @@ static void si_let_waiters_in(struct si_executor *e)
 }
 
 /*
- * Run the callbacks queued on @q, up to SI_BATCH of them or SI_BATCH_NS
+ * Run the callbacks queued on @q, up to SI_BATCH of them or batch_us
  * worth, in one mode section (one vector mask, or one softirq-serving
  * section) and under one cb_lock, as __run_timers() runs a base's expired
  * timers under one expiry_lock: per-callback cost is one round trip of
@@ -214,6 +219,7 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 {
 	unsigned int softirqs[NR_SOFTIRQS];
 	struct si_timer *timer;
+	u64 budget = (u64)READ_ONCE(batch_us) * NSEC_PER_USEC;
 	unsigned int n = 0;
 	bool soft = false;
 	u64 start, now;
@@ -261,7 +267,7 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 			e->longest_fn = fn;
 		}
 		/* A canceller waits: end the batch to let it in. */
-		if (++n == SI_BATCH || now - start > SI_BATCH_NS ||
+		if (++n == SI_BATCH || now - start >= budget ||
 		    atomic_read(&e->cb_waiters))
 			break;
 	}

@@ -205,6 +205,29 @@ static inline __maybe_unused bool si_test_read_param(const char *name, char *buf
 	return true;
 }
 
+/* Write @val to si_timer's module parameter @name. A failure fails the test: false. */
+static inline __maybe_unused bool si_test_write_param(const char *name, const char *val)
+{
+	char path[96];
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/module/si_timer/parameters/%s", name);
+	f = filp_open(path, O_WRONLY, 0);
+	if (IS_ERR(f)) {
+		si_fail("opening %s: %ld", path, PTR_ERR(f));
+		return false;
+	}
+	n = kernel_write(f, val, strlen(val), &pos);
+	filp_close(f, NULL);
+	if (n != strlen(val)) {
+		si_fail("writing '%s' to %s: %zd", val, path, n);
+		return false;
+	}
+	return true;
+}
+
 /* Define test @fn as a void body using SI_CHECK(), runnable by si_ktap_run(). */
 #define SI_CHECKED(fn)							\
 	static void fn##_body(void);					\

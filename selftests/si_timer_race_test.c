@@ -988,19 +988,26 @@ out_probe:
  * executor's batch. Two timers expire in one jiffy on the other CPU, so
  * that its executor runs both callbacks in one batch under one cb_lock.
  * We cancel the first one while it runs; it returns soon after we wait on
- * it (a kprobe on si_executor_wait_callback() tells it), well inside the
- * batch's time budget (SI_BATCH_NS, 2 ms), so the executor goes on with
- * the second in the same batch. That one holds until we returned, or for
- * 1 s: a delete that waits for the batch returns only then. On PREEMPT_RT
- * we (SCHED_OTHER) are below the executor (FIFO 1), which an rt_mutex
- * lets take cb_lock straight back from us. Window reached: we were
- * waiting when the first callback returned, the second was queued then,
- * and the first returned within 1.5 ms.
+ * it (a kprobe on si_executor_wait_callback() tells it), inside the
+ * batch's time budget, so the executor goes on with the second in the
+ * same batch. That one holds until we returned, or for 1 s: a delete that
+ * waits for the batch returns only then. On PREEMPT_RT we (SCHED_OTHER)
+ * are below the executor (FIFO 1), which an rt_mutex lets take cb_lock
+ * straight back from us. The budget (batch_us) is raised to 200 ms for
+ * the test: a host may deschedule a vCPU for milliseconds (MTTCG beside
+ * another guest), and the default 2 ms would end most batches after the
+ * first callback. Window reached: we were waiting when the first callback
+ * returned, well inside the budget, with the second queued behind it;
+ * required ROUNDS / 2 times.
  */
-#define BATCH_FIRST_NS		(1500 * NSEC_PER_USEC)
+#define BATCH_BUDGET_US		"200000"
+/* How long the first callback waits for us, and may take in all. */
+#define BATCH_WAIT_MS		50
+#define BATCH_FIRST_NS		(100 * NSEC_PER_MSEC)
 /* For our wait to be counted after the probe on its entry fired. */
-#define BATCH_SETTLE_NS		(200 * NSEC_PER_USEC)
+#define BATCH_SETTLE_NS		(1 * NSEC_PER_MSEC)
 #define BATCH_HOLD_MS		1000
+#define BATCH_ROUNDS_MAX	(4 * ROUNDS)
 
 struct batch_pair;
 
@@ -1047,7 +1054,7 @@ static void batch_fn(struct si_timer *t)
 		bool waiting;
 
 		WRITE_ONCE(bp->first, bt);
-		waiting = si_spin_until(atomic_read(&bp->canceller_waiting), 1);
+		waiting = si_spin_until(atomic_read(&bp->canceller_waiting), BATCH_WAIT_MS);
 		seen = ktime_get_ns();
 		while (ktime_get_ns() - seen < BATCH_SETTLE_NS)
 			cpu_relax();
@@ -1070,13 +1077,15 @@ static long long us_since(u64 t0, u64 t)
 static void cancel_in_batch(unsigned int flags, const char *how)
 {
 	int round, reached = 0, bad = 0, ret, i;
+	int not_waiting = 0, too_long = 0, alone = 0;
 	struct batch_pair *bp;
 	unsigned long expires;
 
 	bp = kzalloc(sizeof(*bp), GFP_KERNEL);
 	if (!SI_CHECK(bp, "out of memory"))
 		return;
-	for (round = 0; round < ROUNDS && !bad; round++) {
+	/* A round the host spoils is not counted: up to 4 x ROUNDS of them. */
+	for (round = 0; round < BATCH_ROUNDS_MAX && reached < ROUNDS / 2 && !bad; round++) {
 		memset(bp, 0, sizeof(*bp));
 		bp->canceller = current;
 		for (i = 0; i < 2; i++) {
@@ -1106,6 +1115,9 @@ static void cancel_in_batch(unsigned int flags, const char *how)
 		WRITE_ONCE(batch_watched, NULL);
 		for (i = 0; i < 2; i++)
 			si_timer_shutdown_sync(&bp->t[i].timer);
+		not_waiting += !bp->t_waiting;
+		too_long += bp->t_waiting && !bp->first_short;
+		alone += !bp->second_queued;
 		if (bp->second_queued && bp->first_short) {
 			reached++;
 			if (!SI_CHECK(bp->second_saw_return,
@@ -1118,12 +1130,18 @@ static void cancel_in_batch(unsigned int flags, const char *how)
 		}
 	}
 	kfree(bp);
-	race_verdict(how, round, "canceller waiting on a short first callback of a batch",
-		     reached, "waited for the rest of the batch", bad);
+	si_diag("%s: rounds missed: we never waited %d, first too long %d, second not queued %d",
+		how, not_waiting, too_long, alone);
+	si_diag("%s: %d rounds, canceller waiting on a short first callback of a batch: %d",
+		how, round, reached);
+	SI_CHECK(!bad, "%s: %d rounds waited for the rest of the batch", how, bad);
+	SI_CHECK(bad || reached >= ROUNDS / 2, "%s: window reached %d times in %d rounds",
+		 how, reached, round);
 }
 
 SI_CHECKED(t_delete_sync_waits_for_its_callback_only)
 {
+	char budget[24];
 	int ret;
 
 	if (!need_other_cpu())
@@ -1131,8 +1149,12 @@ SI_CHECKED(t_delete_sync_waits_for_its_callback_only)
 	ret = register_kprobe(&batch_wait_probe);
 	if (!SI_CHECK(!ret, "no kprobe on si_executor_wait_callback: %d", ret))
 		return;
-	cancel_in_batch(0, "compatible");
-	cancel_in_batch(SI_TIMER_SOFTINTERRUPTIBLE, "soft-interruptible");
+	if (si_test_read_param("batch_us", budget, sizeof(budget)) &&
+	    si_test_write_param("batch_us", BATCH_BUDGET_US)) {
+		cancel_in_batch(0, "compatible");
+		cancel_in_batch(SI_TIMER_SOFTINTERRUPTIBLE, "soft-interruptible");
+		si_test_write_param("batch_us", budget);
+	}
 	unregister_kprobe(&batch_wait_probe);
 }
 
