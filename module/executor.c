@@ -196,15 +196,18 @@ static void si_softirqs_read(unsigned int cpu, unsigned int *count)
 
 /*
  * A canceller waited on cb_lock for a callback of the batch that just
- * ended: wait until it had the lock before taking it again, as
- * timer_sync_wait_running() lets the kernel's expiry_lock go. On PREEMPT_RT
- * cb_lock is an rt_mutex, which would let a SCHED_FIFO executor steal it
- * straight back from a lower-priority waiter it has just woken. Called
- * outside any BH section: on RT those are RCU read-side sections.
+ * ended: give it the time of a batch to take the lock before we take it
+ * again, as timer_sync_wait_running() lets the kernel's expiry_lock go. On
+ * PREEMPT_RT cb_lock is an rt_mutex, which lets a SCHED_FIFO executor
+ * steal it straight back from a lower-priority waiter it has just woken.
+ * Bounded, because such a waiter may not get a CPU: the executor must not
+ * wait on it for longer than on a batch of callbacks. Called outside any
+ * BH section: on RT those are RCU read-side sections.
  */
 static void si_let_waiters_in(struct si_executor *e)
 {
-	wait_var_event(&e->cb_waiters, !atomic_read(&e->cb_waiters));
+	wait_var_event_timeout(&e->cb_waiters, !atomic_read(&e->cb_waiters),
+			       usecs_to_jiffies(READ_ONCE(batch_us)));
 }
 
 /*

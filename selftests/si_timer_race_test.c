@@ -993,12 +993,13 @@ out_probe:
  * same batch. That one holds until we returned, or for 1 s: a delete that
  * waits for the batch returns only then. On PREEMPT_RT we (SCHED_OTHER)
  * are below the executor (FIFO 1), which an rt_mutex lets take cb_lock
- * straight back from us. The budget (batch_us) is raised to 200 ms for
- * the test: a host may deschedule a vCPU for milliseconds (MTTCG beside
- * another guest), and the default 2 ms would end most batches after the
- * first callback. Window reached: we were waiting when the first callback
- * returned, well inside the budget, with the second queued behind it;
- * required ROUNDS / 2 times.
+ * straight back from us, unless it waits for us to take it (for up to
+ * batch_us). batch_us is raised to 200 ms for the test: a host may
+ * deschedule a vCPU for milliseconds (MTTCG beside another guest), and
+ * the default 2 ms would end most batches after the first callback.
+ * Window reached: we were waiting when the first callback returned, well
+ * inside the budget, with the second queued behind it; required ROUNDS / 2
+ * times.
  */
 #define BATCH_BUDGET_US		"200000"
 /* How long the first callback waits for us, and may take in all. */
