@@ -176,6 +176,21 @@ static inline void si_test_busy_us(unsigned int us)
 		cpu_relax();
 }
 
+/* Open si_timer's module parameter @name; a failure fails the test: NULL. */
+static inline __maybe_unused struct file *si_test_open_param(const char *name, int flags)
+{
+	char path[96];
+	struct file *f;
+
+	snprintf(path, sizeof(path), "/sys/module/si_timer/parameters/%s", name);
+	f = filp_open(path, flags, 0);
+	if (IS_ERR(f)) {
+		si_fail("opening %s: %ld", path, PTR_ERR(f));
+		return NULL;
+	}
+	return f;
+}
+
 /*
  * Read si_timer's module parameter @name (/sys/module/si_timer/parameters/)
  * into @buf, without the newline. A failure fails the test: false.
@@ -183,21 +198,16 @@ static inline void si_test_busy_us(unsigned int us)
 static inline __maybe_unused bool si_test_read_param(const char *name, char *buf,
 						     size_t len)
 {
-	char path[96];
-	struct file *f;
+	struct file *f = si_test_open_param(name, O_RDONLY);
 	loff_t pos = 0;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "/sys/module/si_timer/parameters/%s", name);
-	f = filp_open(path, O_RDONLY, 0);
-	if (IS_ERR(f)) {
-		si_fail("opening %s: %ld", path, PTR_ERR(f));
+	if (!f)
 		return false;
-	}
 	n = kernel_read(f, buf, len - 1, &pos);
 	filp_close(f, NULL);
 	if (n < 0) {
-		si_fail("reading %s: %zd", path, n);
+		si_fail("reading parameter %s: %zd", name, n);
 		return false;
 	}
 	buf[n] = '\0';
@@ -208,21 +218,16 @@ static inline __maybe_unused bool si_test_read_param(const char *name, char *buf
 /* Write @val to si_timer's module parameter @name. A failure fails the test: false. */
 static inline __maybe_unused bool si_test_write_param(const char *name, const char *val)
 {
-	char path[96];
-	struct file *f;
+	struct file *f = si_test_open_param(name, O_WRONLY);
 	loff_t pos = 0;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "/sys/module/si_timer/parameters/%s", name);
-	f = filp_open(path, O_WRONLY, 0);
-	if (IS_ERR(f)) {
-		si_fail("opening %s: %ld", path, PTR_ERR(f));
+	if (!f)
 		return false;
-	}
 	n = kernel_write(f, val, strlen(val), &pos);
 	filp_close(f, NULL);
 	if (n != strlen(val)) {
-		si_fail("writing '%s' to %s: %zd", val, path, n);
+		si_fail("writing '%s' to parameter %s: %zd", val, name, n);
 		return false;
 	}
 	return true;
