@@ -127,6 +127,10 @@ unshare --mount --propagation private bash -c '
 	mount -t proc proc "$root/merged/proc"
 	mount -t sysfs sysfs "$root/merged/sys"
 	mount -t tmpfs tmp "$root/merged/tmp"
+	# The tree, wherever it is: under /tmp (hidden by the tmpfs), or on a
+	# mount of its own (the overlay of / does not show submounts).
+	mkdir -p "$root/merged$1"
+	mount --bind "$1" "$root/merged$1"
 	mount --bind "$3" "$root/merged$3"		# OUT and the log reach the host
 	mount --bind "$(dirname "$4")" "$root/merged$(dirname "$4")"
 	rmdir "$root" 2>/dev/null || true
