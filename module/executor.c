@@ -269,7 +269,7 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 			e->longest_ns = ns;
 			e->longest_fn = fn;
 		}
-		/* A canceller waits: end the batch to let it in. */
+		/* Full, out of time, or a canceller waits: let it in. */
 		if (++n == SI_BATCH || now - start >= budget ||
 		    atomic_read(&e->cb_waiters))
 			break;
