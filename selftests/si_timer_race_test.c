@@ -1006,7 +1006,7 @@ out_probe:
 #define BATCH_WAIT_MS		50
 #define BATCH_FIRST_NS		(100 * NSEC_PER_MSEC)
 /* For our wait to be counted after the probe on its entry fired. */
-#define BATCH_SETTLE_NS		(1 * NSEC_PER_MSEC)
+#define BATCH_SETTLE_US		1000
 #define BATCH_HOLD_MS		1000
 #define BATCH_ROUNDS_MAX	(4 * ROUNDS)
 
@@ -1049,16 +1049,14 @@ static void batch_fn(struct si_timer *t)
 	struct batch_timer *bt = si_timer_container_of(bt, t, timer);
 	struct batch_pair *bp = bt->pair;
 	struct batch_timer *other = &bp->t[bt == &bp->t[0]];
-	u64 start = ktime_get_ns(), seen;
+	u64 start = ktime_get_ns();
 
 	if (atomic_inc_return(&bp->started) == 1) {
 		bool waiting;
 
 		WRITE_ONCE(bp->first, bt);
 		waiting = si_spin_until(atomic_read(&bp->canceller_waiting), BATCH_WAIT_MS);
-		seen = ktime_get_ns();
-		while (ktime_get_ns() - seen < BATCH_SETTLE_NS)
-			cpu_relax();
+		si_test_busy_us(BATCH_SETTLE_US);
 		bp->second_queued = queued(&other->timer);
 		bp->t_first_end = ktime_get_ns();
 		bp->first_short = waiting && bp->t_first_end - start < BATCH_FIRST_NS;
