@@ -333,7 +333,7 @@ def run(kernel, quick, timeout):
             fails += [r.reason for r in con.feed(line) if r.status == "fail"]
         fails += [r.reason for r in con.finish(None) if r.status == "fail"]
         if icount and fails and not any("Linux version" in line for line in console):
-            # Debian's 6.1 kernels stop in the decompressor under -icount
+            # Debian's 6.1 kernels never reach their banner under -icount
             # here: not a result, the plain TCG boot below stands in.
             print("  %-8s %s: the kernel never started under -icount" % (kernel, mode),
                   flush=True)

@@ -36,8 +36,8 @@ enum si_queue {
  * kernels) does not check out of line on every arm and cancel. @cb_lock is held
  * across each batch of callbacks and nothing else: a canceller waits for a
  * running callback by taking it, which on PREEMPT_RT sleeps and boosts the
- * executor (rt_mutex), as the kernel's timer expiry_lock does; a batch lets
- * @cb_waiters in between two callbacks.
+ * executor (rt_mutex), as the kernel's timer expiry_lock does; a waiter,
+ * counted in @cb_waiters, ends the batch after its callback.
  */
 struct si_executor {
 	raw_spinlock_t		lock;

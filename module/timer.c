@@ -67,7 +67,7 @@
  *
  * Synchronous cancel: under the lock, disarm and look at home->running. If
  * the callback runs, wait for it on home's cb_lock (held by the executor
- * across callbacks, let go to waiters after each) and start over, so that a callback that re-armed
+ * across a batch, which a waiter ends) and start over, so that a callback that re-armed
  * itself is disarmed again after it returned. Where that wait could never
  * end, the call refuses instead (si_wait_refused()).
  */
