@@ -98,21 +98,25 @@ static void si_state_set(struct si_timer *timer, u32 state)
 	WRITE_ONCE(timer->state, state);
 }
 
-/* Lock the timer's home executor, waiting out a migration. */
-static struct si_executor *si_lock_home(struct si_timer *timer,
-					unsigned long *flags)
+/*
+ * Lock the timer's home executor, waiting out a migration. Inline, its
+ * flags never in memory: every API call takes it, and B3 (bench/cost.c)
+ * counts its instructions.
+ */
+static __always_inline struct si_executor *si_lock_home(struct si_timer *timer,
+							unsigned long *flags)
 	__acquires(home->lock)
 {
 	for (;;) {
 		u32 state = READ_ONCE(timer->state);
 		struct si_executor *home;
 
-		if (!(state & SI_STATE_MIGRATING)) {
+		if (likely(!(state & SI_STATE_MIGRATING))) {
 			home = si_executor_of(state & SI_STATE_CPUMASK);
 			raw_spin_lock_irqsave(&home->lock, *flags);
-			if ((READ_ONCE(timer->state) &
-			     (SI_STATE_CPUMASK | SI_STATE_MIGRATING)) ==
-			    (state & SI_STATE_CPUMASK))
+			if (likely((READ_ONCE(timer->state) &
+				    (SI_STATE_CPUMASK | SI_STATE_MIGRATING)) ==
+				   (state & SI_STATE_CPUMASK)))
 				return home;
 			raw_spin_unlock_irqrestore(&home->lock, *flags);
 		}
@@ -131,8 +135,8 @@ static void si_unlock_home(struct si_executor *home, unsigned long flags)
  * or being handed over is superseded, as mod_timer() supersedes a pending
  * one. @home locked. Returns 1 if the timer was pending.
  */
-static int si_arm(struct si_executor *home, struct si_timer *timer,
-		  unsigned long expires, unsigned long ip)
+static __always_inline int si_arm(struct si_executor *home, struct si_timer *timer,
+				  unsigned long expires, unsigned long ip)
 {
 	u32 state = timer->state;
 
@@ -154,7 +158,7 @@ static int si_arm(struct si_executor *home, struct si_timer *timer,
  * Back to idle, off home's armed list or queue (a handover in progress
  * will see it). Home locked.
  */
-static int si_disarm(struct si_timer *timer)
+static __always_inline int si_disarm(struct si_timer *timer)
 {
 	u32 state = timer->state;
 
@@ -459,7 +463,7 @@ void si_add_timer_on(struct si_timer *timer, int cpu)
 EXPORT_SYMBOL_GPL(si_add_timer_on);
 
 /* si_timer_delete() and si_timer_shutdown(). */
-static int si_delete(struct si_timer *timer, bool shutdown)
+static __always_inline int si_delete(struct si_timer *timer, bool shutdown)
 {
 	struct si_executor *home;
 	unsigned long flags;
