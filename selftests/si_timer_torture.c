@@ -1137,34 +1137,52 @@ static void tt_at_expiry(struct tt_slot *s, struct rnd_state *r)
 }
 
 /* One random operation on slot @s, owned. */
+/*
+ * An arming call and its model, under the slot lock; an arm may let the
+ * callback re-arm itself a few times. si_mod_timer() pins to this CPU
+ * (when the timer is pinned and the model knows where it is); the others
+ * keep where the timer was armed.
+ */
+static void tt_arming_call(struct tt_slot *s, struct rnd_state *r,
+			   int (*arm)(struct si_timer *timer, unsigned long expires),
+			   int opc, unsigned long exp, bool appends_if_idle)
+{
+	int ret, cpu;
+
+	raw_spin_lock_irq(&s->lock);
+	ret = arm(&s->tm->t, exp);
+	cpu = opc == OP_MOD ? tt_pinned_cpu(s) : -1;
+	tt_model_arm(s, ret, exp, cpu, appends_if_idle, opc);
+	s->rearm_budget = tt_rand(r, 3);
+	raw_spin_unlock_irq(&s->lock);
+	atomic_long_inc(&tt_opcount[opc]);
+}
+
+/* An asynchronous cancel and its model, under the slot lock. */
+static void tt_cancel_call(struct tt_slot *s, int (*cancel)(struct si_timer *timer), int opc)
+{
+	raw_spin_lock_irq(&s->lock);
+	tt_model_cancel(s, cancel(&s->tm->t), opc);
+	if (opc == OP_SHUTDOWN)
+		s->shut = true;
+	raw_spin_unlock_irq(&s->lock);
+	atomic_long_inc(&tt_opcount[opc]);
+}
+
 static void tt_one_op(struct tt_thread *th, struct tt_slot *s)
 {
 	struct rnd_state *r = &th->rnd;
 	struct si_timer *t = &s->tm->t;
 	u32 op = tt_rand(r, 100);
 	unsigned long exp = jiffies + tt_rand(r, tt_rand(r, 8) ? 6 : 60);
-	int ret, cpu;
+	int cpu;
 
 	if (op < 20) {
-		raw_spin_lock_irq(&s->lock);
-		ret = si_mod_timer(t, exp);
-		cpu = tt_pinned_cpu(s);
-		tt_model_arm(s, ret, exp, cpu, true, OP_MOD);
-		s->rearm_budget = tt_rand(r, 3);
-		raw_spin_unlock_irq(&s->lock);
-		atomic_long_inc(&tt_opcount[OP_MOD]);
+		tt_arming_call(s, r, si_mod_timer, OP_MOD, exp, true);
 	} else if (op < 28) {
-		raw_spin_lock_irq(&s->lock);
-		ret = si_mod_timer_pending(t, exp);
-		tt_model_arm(s, ret, exp, -1, false, OP_MOD_PENDING);
-		raw_spin_unlock_irq(&s->lock);
-		atomic_long_inc(&tt_opcount[OP_MOD_PENDING]);
+		tt_arming_call(s, r, si_mod_timer_pending, OP_MOD_PENDING, exp, false);
 	} else if (op < 36) {
-		raw_spin_lock_irq(&s->lock);
-		ret = si_timer_reduce(t, exp);
-		tt_model_arm(s, ret, exp, -1, true, OP_REDUCE);
-		raw_spin_unlock_irq(&s->lock);
-		atomic_long_inc(&tt_opcount[OP_REDUCE]);
+		tt_arming_call(s, r, si_timer_reduce, OP_REDUCE, exp, true);
 	} else if (op < 44) {
 		raw_spin_lock_irq(&s->lock);
 		if (!s->tail_pending) {
@@ -1200,26 +1218,13 @@ static void tt_one_op(struct tt_thread *th, struct tt_slot *s)
 
 		if (bh)
 			local_bh_disable();
-		raw_spin_lock_irq(&s->lock);
-		ret = si_timer_delete(t);
-		tt_model_cancel(s, ret, OP_DELETE);
-		raw_spin_unlock_irq(&s->lock);
+		tt_cancel_call(s, si_timer_delete, OP_DELETE);
 		if (bh)
 			local_bh_enable();
-		atomic_long_inc(&tt_opcount[OP_DELETE]);
 	} else if (op < 68) {
-		raw_spin_lock_irq(&s->lock);
-		ret = si_try_to_del_timer_sync(t);
-		tt_model_cancel(s, ret, OP_TRY_DEL);
-		raw_spin_unlock_irq(&s->lock);
-		atomic_long_inc(&tt_opcount[OP_TRY_DEL]);
+		tt_cancel_call(s, si_try_to_del_timer_sync, OP_TRY_DEL);
 	} else if (op < 70) {
-		raw_spin_lock_irq(&s->lock);
-		ret = si_timer_shutdown(t);
-		tt_model_cancel(s, ret, OP_SHUTDOWN);
-		s->shut = true;
-		raw_spin_unlock_irq(&s->lock);
-		atomic_long_inc(&tt_opcount[OP_SHUTDOWN]);
+		tt_cancel_call(s, si_timer_shutdown, OP_SHUTDOWN);
 	} else if (op < 84) {
 		tt_sync_cancel(s, r, false);
 		atomic_long_inc(&tt_opcount[OP_DELETE_SYNC]);
