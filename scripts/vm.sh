@@ -106,6 +106,7 @@ prepare() {
 	mkdir -p "$ir"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,si}
 	cp /bin/busybox "$ir/bin/busybox"
 	install -m 0755 selftests/init.sh "$ir/init"
+	install -m 0644 selftests/ktap.sh "$ir/ktap.sh"
 	cp "$b/src/si_timer.ko" "$ir/si/"
 	for t in $(si_tests "$name"); do
 		cp "$b/src/selftests/$t.ko" "$ir/si/"
@@ -135,6 +136,7 @@ pack() {
 	mkdir -p "$ir"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,si}
 	cp /bin/busybox "$ir/bin/busybox"
 	install -m 0755 selftests/init.sh "$ir/init"
+	install -m 0644 selftests/ktap.sh "$ir/ktap.sh"
 	cp -a "$2/." "$ir/"
 	(cd "$ir" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -1) \
 		> "$b/initramfs.cpio.gz"

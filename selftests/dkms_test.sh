@@ -28,20 +28,9 @@ rm -rf "$out"
 mkdir -p "$out/out" "$top/build/logs"
 : > "$LOG"
 say() { echo "$*"; }
-diag() { [ -z "$*" ] || echo "$*" | while IFS= read -r l; do say "# $l"; done; }
-# ktap DOC TEST...: one document running t_TEST for each.
-ktap() {
-	local doc=$1 i=0 t
-	shift
-	say "KTAP version 1"
-	say "# Subtest: $doc"
-	say "1..$#"
-	for t in "$@"; do
-		i=$((i + 1))
-		why=
-		if "t_$t" >> "$LOG" 2>&1; then say "ok $i $t"; else diag "$why"; say "not ok $i $t"; fi
-	done
-}
+KTAP_LOG=$LOG
+# shellcheck source=selftests/ktap.sh
+. "$top/selftests/ktap.sh"
 fail() { why="$*"; return 1; }
 finish() { say "SI_TIMER_HARNESS_DONE"; exit 0; }
 

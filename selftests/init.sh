@@ -48,29 +48,9 @@ finish() {
 # --- helpers for the checks: each t_<name> returns 0 ok, 1 fail (reason in
 # $why), 2 skip (reason in $why); diag prints "# ..." lines.
 say() { echo "$*" > /dev/kmsg; }
-diag() {
-	[ -z "$*" ] || echo "$*" | while IFS= read -r l; do say "# $l"; done
-}
-
-# ktap DOC TEST... : one KTAP document running t_TEST for each TEST.
-ktap() {
-	local doc=$1 i=0 t rc
-	shift
-	say "KTAP version 1"
-	say "# Subtest: $doc"
-	say "1..$#"
-	for t in "$@"; do
-		i=$((i + 1))
-		why=
-		"t_$t"
-		rc=$?
-		case $rc in
-		0) say "ok $i $t" ;;
-		2) say "ok $i $t # SKIP $why" ;;
-		*) diag "${why:-t_$t returned $rc}"; say "not ok $i $t" ;;
-		esac
-	done
-}
+# diag() and ktap(), shared with selftests/dkms_test.sh.
+# shellcheck source=selftests/ktap.sh
+. /ktap.sh
 
 threads() { grep -l '^si_timer' /proc/[0-9]*/comm 2>/dev/null | while read -r f; do cat "$f"; done; }
 kprobes() { cat "$KPROBES" 2>/dev/null; }
