@@ -36,6 +36,8 @@ static struct si_symbol {
 	unsigned long addr;
 } si_symbols[] = {
 	{ "softirq_vec", SI_SYM_DATA, "to check the vecmask hooks" },
+	{ "run_timer_softirq", 0, "to check the TIMER vecmask hook" },
+	{ "hrtimer_run_softirq", 0, "to check the HRTIMER vecmask hook" },
 };
 
 typedef unsigned long (*si_kallsyms_lookup_name_t)(const char *name);

@@ -31,7 +31,7 @@ t_installed_version() {
 	diag "$(ls "$dkms_dir")"
 }
 t_modprobe_dependent() {
-	kprobes > /tmp/kprobes.base
+	hooks_base
 	out=$(modprobe si_timer_sample 2>&1) || { why="modprobe si_timer_sample: $out"; return 1; }
 }
 t_si_timer_loaded_first() {

@@ -32,12 +32,14 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t tmpfs tmpfs /tmp
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 # busybox modinfo/modprobe want /lib/modules/$(uname -r)/modules.dep
 mods=/lib/modules/$(uname -r)
 mkdir -p "$mods" && ln /si/*.ko "$mods/" && depmod
 mode=$(sed -n 's/.* si_mode=\([a-z_]*\).*/\1/p' /proc/cmdline)
 SI=/si/si_timer.ko
 KPROBES=/sys/kernel/debug/kprobes/list
+FTRACE_HOOKS=/sys/kernel/tracing/enabled_functions
 
 finish() {
 	echo "SI_TIMER_HARNESS_DONE" > /dev/kmsg
@@ -53,7 +55,17 @@ say() { echo "$*" > /dev/kmsg; }
 . /ktap.sh
 
 threads() { grep -l '^si_timer' /proc/[0-9]*/comm 2>/dev/null | while read -r f; do cat "$f"; done; }
-kprobes() { cat "$KPROBES" 2>/dev/null; }
+# Kernel hooks: kprobes, and ftrace callbacks on the timer vector handlers
+# (si_timer's vector mask).
+hooks() {
+	cat "$KPROBES" 2>/dev/null
+	grep -E '^(run_timer_softirq|hrtimer_run_softirq) ' "$FTRACE_HOOKS" 2>/dev/null
+}
+# The hooks now, to subtract later with new_hooks(). The first line is
+# never a hook: busybox's grep -v -f with an empty pattern file prints
+# nothing, which made every "no hook left" check pass whatever was left.
+hooks_base() { { echo "# hooks before"; hooks; } > /tmp/hooks.base; }
+new_hooks() { hooks | grep -vxF -f /tmp/hooks.base; }
 
 load() {
 	out=$(insmod "$@" 2>&1) || { why="insmod $1 failed: $out"; return 1; }
@@ -62,7 +74,7 @@ unload() {
 	out=$(rmmod "$1" 2>&1) || { why="rmmod $1 failed: $out"; return 1; }
 	[ ! -e "/sys/module/$1" ] || { why="/sys/module/$1 still there after rmmod"; return 1; }
 }
-# No si_timer thread and no new kprobe once the module is gone (threads may
+# No si_timer thread and no new hook once the module is gone (threads may
 # take a moment to be reaped).
 leftovers() {
 	local n=0 left
@@ -70,8 +82,8 @@ leftovers() {
 		n=$((n + 1)); usleep 100000
 	done
 	[ -z "$left" ] || { why="threads left after rmmod: $(echo $left)"; return 1; }
-	left=$(kprobes | grep -vxF -f /tmp/kprobes.base)
-	[ -z "$left" ] || { why="kprobes left after rmmod: $left"; return 1; }
+	left=$(new_hooks)
+	[ -z "$left" ] || { why="hooks left after rmmod: $left"; return 1; }
 }
 
 modinfo_field() { modinfo -F "$1" "$SI"; }
@@ -88,9 +100,9 @@ t_modinfo_parm() {
 	diag "$p"
 }
 t_load() {
-	kprobes > /tmp/kprobes.base
+	hooks_base
 	load "$SI" || return 1
-	diag "$(kprobes | grep -vxF -f /tmp/kprobes.base | sed 's/^/kprobe: /')"
+	diag "$(new_hooks | sed 's/^/hook: /')"
 }
 t_version() {
 	local have want
@@ -285,12 +297,11 @@ want_param() {
 want_dmesg() {
 	dmesg | grep -qF "$1" || { why="no kernel line '$1'"; return 1; }
 }
-new_kprobes() { kprobes | grep -vxF -f /tmp/kprobes.base; }
 # param_load ARGS...: fresh si_timer with ARGS, each read back from sysfs.
 param_load() {
 	local a
 	dmesg -c > /dev/null
-	kprobes > /tmp/kprobes.base
+	hooks_base
 	load "$SI" "$@" || return 1
 	for a in "$@"; do
 		want_param "${a%%=*}" "${a#*=}" || return 1
@@ -339,7 +350,7 @@ param_run() {
 # ERRNO-TEXT after printing KERNEL-LINE, and leave nothing behind.
 param_refused() {
 	dmesg -c > /dev/null
-	kprobes > /tmp/kprobes.base
+	hooks_base
 	# shellcheck disable=SC2086
 	if out=$(insmod "$SI" $1 2>&1); then
 		why="insmod $SI $1 succeeded"
@@ -356,18 +367,19 @@ PARAM_TESTS="si_timer_params_test si_vecmask_test"
 t_vecmask_off() {
 	param_run vecmask=off 'want_param vecmask_active N &&
 		want_dmesg "vecmask=off: soft-interruptible callbacks run in compatible mode" &&
-		{ [ -z "$(new_kprobes)" ] || { why="kprobes with vecmask=off: $(new_kprobes)"; false; }; }' \
+		{ [ -z "$(new_hooks)" ] || { why="hooks with vecmask=off: $(new_hooks)"; false; }; }' \
 		$PARAM_TESTS
 }
 t_vecmask_on() {
 	param_run vecmask=on 'want_param vecmask_active Y &&
-		want_dmesg "vecmask=on: TIMER and HRTIMER vectors maskable per CPU, self-check passed"' \
+		want_dmesg "vecmask=on: TIMER and HRTIMER vectors maskable per CPU, self-check passed" &&
+		{ [ "$(new_hooks | grep -c softirq)" = 2 ] || { why="want 2 ftrace hooks, have: $(new_hooks)"; false; }; }' \
 		si_timer_params_test
 }
 t_vecmask_auto_falls_back() {
 	param_run vecmask_test_fail_hook=hrtimer_run_softirq 'want_param vecmask_active N &&
 		want_dmesg "soft-interruptible callbacks fall back to compatible mode" &&
-		{ [ -z "$(new_kprobes)" ] || { why="kprobes left by the fallback: $(new_kprobes)"; false; }; }' \
+		{ [ -z "$(new_hooks)" ] || { why="hooks left by the fallback: $(new_hooks)"; false; }; }' \
 		$PARAM_TESTS
 }
 t_vecmask_on_refused_without_hooks() {

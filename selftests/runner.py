@@ -77,7 +77,7 @@ def boot(kernel, timeout, tally, attempt=1):
     """Boot once; a kernel that dies before running /init (no si_timer code
     loaded yet: a QEMU TCG flake) is booted once more. Under multi-threaded
     TCG (NAME-mttcg) text patching can crash the guest also while si_timer
-    registers its kprobes: there, the same until a test module started.
+    registers its hooks: there, the same until a test module started.
     Returns the seconds it took and the number of KCSAN reports inside the
     kernel only."""
     tests = open(os.path.join(TOP, "build", kernel, "initramfs", "si", "tests.list")).read().split()

@@ -9,7 +9,7 @@
  *   SCHED_OTHER for prio=0;
  * - vecmask, vecmask_test_fail_hook: the vector mask emulation is active
  *   with vecmask=on, never with vecmask=off, and with auto exactly when
- *   its hooks can work (x86-64 with kprobes, no hook failed on purpose);
+ *   its hooks can work (x86-64 with ftrace, no hook failed on purpose);
  *   vecmask_active and si_vecmask_available() say so;
  * - soft-interruptible callbacks run with bottom halves enabled where the
  *   emulation is active, and in compatible mode (serving a softirq, bottom
