@@ -13,7 +13,7 @@
  * and calls the same loop, so one hook per vector covers every path.
  *
  * Why ftrace_ops and not a kprobe (on ftrace) there: it costs less than
- * half per dispatch (B6 under -icount: 68-70 ns against 158-162), it never
+ * half per dispatch (B6 under -icount: 68-76 ns against 158-162), it never
  * "misses" as a kprobe does while another kprobe runs on that CPU, and,
  * PERMANENT, it cannot be switched off behind our back (ftrace_enabled=0
  * is refused while it is registered, where debugfs can disable kprobes).
