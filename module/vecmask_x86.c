@@ -79,7 +79,8 @@ static struct si_hook {
 
 /*
  * Where symbols.c finds them, make sure the hooked function is the one
- * the softirq loop calls for the vector.
+ * the softirq loop calls for the vector. Returns 1 if it is, 0 if that
+ * cannot be told, a negative error if it is not.
  */
 static int si_hook_check_vector(struct si_hook *h)
 {
@@ -94,7 +95,7 @@ static int si_hook_check_vector(struct si_hook *h)
 				     sizeof(action)))
 		return -EFAULT;
 	if (addr == (unsigned long)action.action)
-		return 0;
+		return 1;
 	pr_info("hook %s: softirq vector %u is handled by %ps instead\n",
 		h->name, h->vec, action.action);
 	return -EINVAL;
@@ -102,16 +103,16 @@ static int si_hook_check_vector(struct si_hook *h)
 
 static int si_hook_register(struct si_hook *h, const char *fail_hook)
 {
-	int ret;
+	int ret, checked;
 
 	if (fail_hook[0] && sysfs_streq(fail_hook, h->name)) {
 		pr_info("hook %s: failing as vecmask_test_fail_hook asks\n",
 			h->name);
 		return -ENOENT;
 	}
-	ret = si_hook_check_vector(h);
-	if (ret)
-		return ret;
+	checked = si_hook_check_vector(h);
+	if (checked < 0)
+		return checked;
 	ret = ftrace_set_filter(&h->ops, (unsigned char *)h->name, strlen(h->name), 1);
 	if (ret) {
 		pr_info("hook %s: ftrace_set_filter: %pe\n", h->name, ERR_PTR(ret));
@@ -124,8 +125,7 @@ static int si_hook_register(struct si_hook *h, const char *fail_hook)
 		return ret;
 	}
 	h->registered = true;
-	pr_info("hook %s: ftrace_ops%s\n", h->name,
-		si_lookup_name("softirq_vec") ? ", is softirq_vec's" : "");
+	pr_info("hook %s: ftrace_ops%s\n", h->name, checked ? ", is softirq_vec's" : "");
 	return 0;
 }
 
