@@ -320,22 +320,22 @@ def run(kernel, quick, timeout):
             print("  %-8s build failed, see %s" % (kernel, os.path.relpath(log, TOP)))
             return False
     res, ok, notes = Results(), True, []
-    # (mode, -icount, vCPUs): the cost boot falls back to one vCPU (Debian's
-    # 6.1 kernels hang bringing up a second one under -icount here), then to
-    # plain TCG; a later attempt runs only if no earlier one finished.
+    # (mode, -icount, vCPUs, note): the cost boot falls back to one vCPU
+    # (Debian's 6.1 kernels hang bringing up a second one under -icount
+    # here), then to plain TCG; a fallback, which has a note saying so, runs
+    # only if no earlier cost boot finished.
     default_cpus = os.environ.get("SI_VM_CPUS", "4")
-    attempts = (("bench", False, None), ("bench_icount", True, None),
-                ("bench_icount", True, 1), ("bench_icount", False, None))
-    for mode, icount, cpus in attempts:
-        note = None
-        if mode == "bench_icount" and (icount, cpus) != (True, None):
+    attempts = (
+        ("bench", False, None, None),
+        ("bench_icount", True, None, None),
+        ("bench_icount", True, 1, "B3, B5 icount_*, B6 measured under -icount with 1 vCPU: "
+         "with %s vCPUs the kernel never started" % default_cpus),
+        ("bench_icount", False, None, "B3, B5 icount_*, B6 measured WITHOUT -icount: no "
+         "-icount boot finished"))
+    for mode, icount, cpus, note in attempts:
+        if note:
             if any(i.endswith("only=B3,B5i") for i in res.info):
                 break
-            if icount:
-                note = ("B3, B5 icount_*, B6 measured under -icount with %d vCPU: with %s vCPUs "
-                        "the kernel never started" % (cpus, default_cpus))
-            else:
-                note = "B3, B5 icount_*, B6 measured WITHOUT -icount: no -icount boot finished"
             print("  %-8s %s" % (kernel, note), flush=True)
         con = Console()
         fails = []
