@@ -138,8 +138,8 @@ static void bench_many_fn(struct bench_timer *bt)
 
 /*
  * Time from the due tick until the last of @n callbacks returned, in us;
- * @first: until the first one started (for si_timer: the wheel's handover
- * of all @n to the executor, which runs them only after it).
+ * @first: until the first one started (for si_timer: its executor's
+ * wake-up queues them, 64 from the interrupt, the rest from the thread).
  */
 static s64 bench_same_jiffy(enum bench_peer p, struct bench_timer *bt,
 			    unsigned int n, s64 *first)

@@ -26,7 +26,7 @@
 #include <linux/sched.h>
 #include <linux/stringify.h>
 
-#define SI_TIMER_VERSION "0.1.0"
+#define SI_TIMER_VERSION "0.2.0"
 
 /* Run the callback with bottom halves enabled (audited callbacks only). */
 #define SI_TIMER_SOFTINTERRUPTIBLE	0x00000001
@@ -57,10 +57,10 @@ struct si_timer {
 	/* private: see module/timer.c */
 	u32			state;
 	unsigned long		armed_at;	/* caller of the last arming call */
-	struct timer_list	wheel;
+	unsigned long		due;		/* armed: the jiffy it expires in */
 	union {
 		struct list_head	entry;		/* queued: on a queue */
-		struct hlist_node	armed_node;	/* armed: on an armed list */
+		struct hlist_node	bucket_node;	/* armed: in home's wheel */
 	};
 	struct lockdep_map	lockdep_map;	/* empty without CONFIG_LOCKDEP */
 };
@@ -72,7 +72,6 @@ void si_init_timer_on_stack_key(struct si_timer *timer, si_timer_func_t func,
 				unsigned int flags, const char *name,
 				struct lock_class_key *key);
 void si_destroy_timer_on_stack(struct si_timer *timer);
-void si_timer_wheel_fn(struct timer_list *wheel);
 
 #ifdef CONFIG_LOCKDEP
 #define __si_init_timer(_timer, _fn, _flags, _init)			\
@@ -122,13 +121,10 @@ void si_timer_wheel_fn(struct timer_list *wheel);
  * DEFINE_SI_TIMER - define and statically initialise an si_timer
  * @_name: variable name
  * @_function: the callback
- *
- * Its wheel timer is TIMER_IRQSAFE, as si_timer_setup() makes it.
  */
 #define DEFINE_SI_TIMER(_name, _function)				\
 	struct si_timer _name = {					\
 		.function = (_function),				\
-		.wheel = __TIMER_INITIALIZER(si_timer_wheel_fn, TIMER_IRQSAFE), \
 		__SI_TIMER_LOCKDEP_MAP_INIT				\
 	}
 

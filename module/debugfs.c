@@ -114,16 +114,18 @@ static void si_timer_line(struct seq_file *m, unsigned int cpu, const char *stat
 static int si_timers_show(struct seq_file *m, void *v)
 {
 	struct si_timer *timer;
-	unsigned int cpu;
-	int q;
+	unsigned int cpu, b;
+	int k, q;
 
 	seq_puts(m, "home state expires timeout flags function armed_at\n");
 	for_each_possible_cpu(cpu) {
 		struct si_executor *e = si_executor_of(cpu);
 
 		raw_spin_lock_irq(&e->lock);
-		hlist_for_each_entry(timer, &e->armed, armed_node)
-			si_timer_line(m, cpu, "armed", timer);
+		for (k = 0; k < SI_NR_WHEELS; k++)
+			for_each_set_bit(b, e->wheel[k].busy, SI_WHEEL_BUCKETS)
+				hlist_for_each_entry(timer, &e->wheel[k].bucket[b], bucket_node)
+					si_timer_line(m, cpu, "armed", timer);
 		for (q = 0; q < SI_NR_QUEUES; q++)
 			list_for_each_entry(timer, &e->queue[q], entry)
 				si_timer_line(m, cpu, "queued", timer);

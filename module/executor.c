@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-CPU executor kthreads: they run si_timer callbacks that the kernel's
- * own timer wheel handed over (si_timer_wheel_fn() queues, never calls).
+ * Per-CPU executor kthreads and their wake-ups: when a timer of an
+ * executor's wheel is due, a HARD hrtimer queues it (timer.c) and wakes
+ * the thread, which runs the callbacks.
  *
  * Which callback runs where, and the state a timer is in meanwhile, are
  * timer.c's design; this file runs what was queued. Notes on the traps
@@ -45,6 +46,11 @@
 #define CREATE_TRACE_POINTS
 #include "si_trace.h"
 EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_expire_entry);
+/* For the race tests, which hold callers inside these steps. */
+EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_start);
+EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_cancel);
+EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_queue);
+EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_cancel_sync);
 
 DEFINE_PER_CPU(struct si_executor, si_executors);
 static DEFINE_PER_CPU(struct task_struct *, si_executor_task);
@@ -70,6 +76,113 @@ struct si_executor *si_executor_current(void)
 
 	/* An executor is bound to its CPU: if current is one, it is this one. */
 	return per_cpu(si_executor_task, cpu) == current ? si_executor_of(cpu) : NULL;
+}
+
+/*
+ * jiffies minus the number of ticks of the monotonic clock: constant, as
+ * the tick keeps jiffies edges at multiples of TICK_NSEC
+ * (tick_init_jiffy_update()) and counts the ticks NOHZ skipped. Learnt at
+ * load, just after an edge.
+ */
+static unsigned long si_jiffies_offset;
+
+static void si_learn_jiffies_offset(void)
+{
+	unsigned long j = jiffies;
+	u64 t;
+
+	while (READ_ONCE(jiffies) == j)
+		cpu_relax();
+	t = ktime_get();
+	si_jiffies_offset = READ_ONCE(jiffies) - div_u64(t, TICK_NSEC);
+}
+
+/*
+ * Set @e's wake-up for its wheel @k's wake_at jiffy. @e locked (raw, irqs
+ * off), which both the hrtimer and the timer_list allow under them.
+ *
+ * The HARD hrtimer is set for the edge of that jiffy, a little after the
+ * tick that makes it. Should jiffies come late (another CPU's tick
+ * updates it), the wake-up finds nothing due and is set again, 1/32 of a
+ * tick later; should the edge not be where it is expected, no later
+ * than a tick after the earliest the jiffy can begin. Deferrable timers
+ * are woken by a deferrable timer_list, as they would expire on the
+ * kernel's wheel.
+ */
+#define SI_WAKE_AFTER_EDGE_NS	(20 * NSEC_PER_USEC)
+
+void si_executor_set_wake(struct si_executor *e, enum si_wheel_kind k)
+{
+	unsigned long at = e->wheel[k].wake_at, now;
+	u64 t, when, latest;
+
+	if (k == SI_WHEEL_DEFERRABLE) {
+		/* the kernel's wheel runs it in the jiffy after its expires */
+		mod_timer(&e->deferrable_wake, at - 1);
+		return;
+	}
+	do {
+		now = READ_ONCE(jiffies);
+		t = ktime_get();
+	} while (now != READ_ONCE(jiffies));
+	when = (u64)(at - si_jiffies_offset) * TICK_NSEC + SI_WAKE_AFTER_EDGE_NS;
+	latest = t + (u64)max_t(long, (long)(at - now), 0) * TICK_NSEC + TICK_NSEC;
+	if (when <= t)
+		when = time_after(at, now) ? t + TICK_NSEC / 32 : t;
+	else if (when > latest)
+		when = latest;
+	hrtimer_start(&e->wake, ns_to_ktime(when), HRTIMER_MODE_ABS_HARD);
+}
+
+/*
+ * A wake-up fired (HARD hrtimer: interrupts off, even on RT): queue what
+ * is due in wheel @k, up to SI_EXPIRE_IRQ of them, and wake the thread if
+ * its queues were idle or timers are left for it to queue. One that finds
+ * the queues busy comes after the wake-up of whoever made them so, and
+ * the executor looks at its queues before it sleeps.
+ */
+#define SI_EXPIRE_IRQ	64
+
+static void si_executor_expire(struct si_executor *e, enum si_wheel_kind k)
+{
+	unsigned long flags;
+	bool idle, more, kick;
+
+	raw_spin_lock_irqsave(&e->lock, flags);
+	idle = si_executor_idle(e);
+	more = si_timer_collect(e, k, SI_EXPIRE_IRQ);
+	if (more)
+		WRITE_ONCE(e->overdue, true);
+	kick = more || (idle && !si_executor_idle(e));
+	raw_spin_unlock_irqrestore(&e->lock, flags);
+	if (kick)
+		si_executor_kick(e);
+}
+
+/* The thread queues, a batch's worth at a time, what its wake-ups left. */
+static void si_executor_expire_overdue(struct si_executor *e)
+{
+	int k;
+
+	raw_spin_lock_irq(&e->lock);
+	WRITE_ONCE(e->overdue, false);
+	for (k = 0; k < SI_NR_WHEELS; k++)
+		if (si_timer_collect(e, k, SI_BATCH))
+			WRITE_ONCE(e->overdue, true);
+	raw_spin_unlock_irq(&e->lock);
+}
+
+static enum hrtimer_restart si_executor_wake_fn(struct hrtimer *wake)
+{
+	si_executor_expire(container_of(wake, struct si_executor, wake), SI_WHEEL_NORMAL);
+	return HRTIMER_NORESTART;
+}
+
+static void si_executor_deferrable_wake_fn(struct timer_list *wake)
+{
+	struct si_executor *e = timer_container_of(e, wake, deferrable_wake);
+
+	si_executor_expire(e, SI_WHEEL_DEFERRABLE);
 }
 
 void si_executor_kick(struct si_executor *e)
@@ -292,7 +405,9 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 
 static int si_executor_should_run(unsigned int cpu)
 {
-	return !si_executor_idle(si_executor_of(cpu));
+	struct si_executor *e = si_executor_of(cpu);
+
+	return READ_ONCE(e->overdue) || !si_executor_idle(e);
 }
 
 static void si_executor_fn(unsigned int cpu)
@@ -300,6 +415,8 @@ static void si_executor_fn(unsigned int cpu)
 	struct si_executor *e = si_executor_of(cpu);
 	bool more;
 
+	if (READ_ONCE(e->overdue))
+		si_executor_expire_overdue(e);
 	more = si_run_batch(e, SI_Q_COMPAT);
 	more |= si_run_batch(e, SI_Q_SOFT);
 	/*
@@ -368,8 +485,8 @@ int si_executors_set_prio(int prio)
 }
 
 /*
- * Move @e's queues to another online executor that runs; @e locked.
- * Returns that executor, or NULL if none runs.
+ * Move @e's wheels and queues to another online executor that runs; @e
+ * locked. Returns that executor, or NULL if none runs.
  */
 static struct si_executor *si_executor_hand_over(struct si_executor *e)
 {
@@ -392,6 +509,7 @@ static struct si_executor *si_executor_hand_over(struct si_executor *e)
 				si_timer_rehome(timer, heir);
 			list_splice_tail_init(&e->queue[q], &heir->queue[q]);
 		}
+		si_timer_move_wheels(e, heir);
 		raw_spin_unlock(&heir->lock);
 		return heir;
 	}
@@ -399,11 +517,11 @@ static struct si_executor *si_executor_hand_over(struct si_executor *e)
 }
 
 /*
- * The CPU goes down: callbacks already handed to this executor move to a
+ * The CPU goes down: this executor's timers, armed and queued, move to a
  * live one, as the kernel migrates the timers of a dead CPU. Only one CPU
  * goes down at a time, so the nested lock cannot deadlock and an heir is
- * found; should none be, the callbacks run here before the thread parks,
- * never stranded.
+ * found; should none be, the queued callbacks run here before the thread
+ * parks, never stranded, and the armed timers wait for the CPU to return.
  */
 static void si_executor_park(unsigned int cpu)
 {
@@ -412,8 +530,7 @@ static void si_executor_park(unsigned int cpu)
 
 	raw_spin_lock_irq(&e->lock);
 	e->parked = true;
-	if (!si_executor_idle(e))
-		heir = si_executor_hand_over(e);
+	heir = si_executor_hand_over(e);
 	raw_spin_unlock_irq(&e->lock);
 
 	if (heir) {
@@ -476,6 +593,7 @@ int si_executors_init(int prio)
 	int q;
 
 	si_prio = prio;
+	si_learn_jiffies_offset();
 	for_each_possible_cpu(cpu) {
 		struct si_executor *e = si_executor_of(cpu);
 
@@ -495,7 +613,12 @@ int si_executors_init(int prio)
 		atomic_set(&e->cb_waiters, 0);
 		for (q = 0; q < SI_NR_QUEUES; q++)
 			INIT_LIST_HEAD(&e->queue[q]);
-		INIT_HLIST_HEAD(&e->armed);
+		memset(e->wheel, 0, sizeof(e->wheel));
+		hrtimer_setup(&e->wake, si_executor_wake_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_ABS_HARD);
+		timer_setup(&e->deferrable_wake, si_executor_deferrable_wake_fn,
+			    TIMER_DEFERRABLE);
+		e->overdue = false;
 		/*
 		 * Not parked: a CPU coming online may expire timers before its
 		 * executor's first run; they wait on its queue until then.
@@ -510,15 +633,24 @@ void si_executors_exit(void)
 {
 	unsigned int cpu;
 
+	/* Before the threads go: a wake-up in flight would wake a freed one. */
+	for_each_possible_cpu(cpu) {
+		hrtimer_cancel(&si_executor_of(cpu)->wake);
+		timer_shutdown_sync(&si_executor_of(cpu)->deferrable_wake);
+	}
 	smpboot_unregister_percpu_thread(&si_executor_threads);
 	/*
 	 * Users hold a module reference, and unload.c cancelled what each
 	 * left behind, so nothing can still be queued or armed.
 	 */
 	for_each_possible_cpu(cpu) {
-		WARN_ONCE(!si_executor_idle(si_executor_of(cpu)),
+		struct si_executor *e = si_executor_of(cpu);
+		int k;
+
+		WARN_ONCE(!si_executor_idle(e),
 			  "si_timer: callbacks left queued on CPU %u at unload\n", cpu);
-		WARN_ONCE(!hlist_empty(&si_executor_of(cpu)->armed),
-			  "si_timer: timers left armed on CPU %u at unload\n", cpu);
+		for (k = 0; k < SI_NR_WHEELS; k++)
+			WARN_ONCE(!bitmap_empty(e->wheel[k].busy, SI_WHEEL_BUCKETS),
+				  "si_timer: timers left armed on CPU %u at unload\n", cpu);
 	}
 }

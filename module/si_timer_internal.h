@@ -5,8 +5,11 @@
 #include <si_timer.h>
 #include <linux/interrupt.h>
 #include <linux/percpu.h>
+#include <linux/hrtimer.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
 #include "compat.h"
+#include "wheel.h"
 
 /*
  * struct si_timer.state, guarded by the lock of the executor it names (see
@@ -15,10 +18,15 @@
  */
 #define SI_STATE_CPUMASK	0x0003ffffU
 #define SI_STATE_MIGRATING	0x00040000U	/* home changing: wait */
-#define SI_STATE_ARMED		0x00080000U	/* in the wheel, or its expiry being handed over */
+#define SI_STATE_ARMED		0x00080000U	/* in home's wheel */
 #define SI_STATE_QUEUED		0x00100000U	/* expired, on home's queue */
 #define SI_STATE_SHUTDOWN	0x00200000U	/* arming is a no-op */
 #define SI_STATE_PENDING	(SI_STATE_ARMED | SI_STATE_QUEUED)
+/* ARMED: its bucket in home's wheel (timer->expires may be rewritten) */
+#define SI_STATE_BUCKET_SHIFT	24
+#define SI_STATE_BUCKET		(((1U << SI_WHEEL_BITS) - 1) << SI_STATE_BUCKET_SHIFT)
+static_assert(SI_STATE_BUCKET_SHIFT + SI_WHEEL_BITS <= 32 &&
+	      SI_STATE_SHUTDOWN < (1U << SI_STATE_BUCKET_SHIFT));
 
 /* Callbacks waiting on an executor, by the mode they run in. */
 enum si_queue {
@@ -28,12 +36,14 @@ enum si_queue {
 };
 
 /*
- * One per CPU, for every possible CPU. @lock (raw: taken from the wheel's
- * expiry with irqs off, also on RT) guards the queues, @armed, @parked,
- * @running and the state of every timer whose home this is. @armed lists
- * the ARMED timers of this home, so that unload.c finds them when their
- * module goes: an hlist, whose operations CONFIG_DEBUG_LIST (on in Debian's
- * kernels) does not check out of line on every arm and cancel. @cb_lock is held
+ * One per CPU, for every possible CPU. @lock (raw: every API call takes it
+ * with irqs off, from any context, also on RT) guards the wheels, the
+ * queues, @parked, @running and the state of every timer whose home this
+ * is. The wheels hold the ARMED timers (wheel.h), in hlists, whose
+ * operations CONFIG_DEBUG_LIST (on in Debian's kernels) does not check out
+ * of line on every arm and cancel. @wake (HARD hrtimer) and
+ * @deferrable_wake queue what is due when a wheel's earliest bucket is,
+ * and wake the thread. @cb_lock is held
  * across each batch of callbacks and nothing else: a canceller waits for a
  * running callback by taking it, which on PREEMPT_RT sleeps and boosts the
  * executor (rt_mutex), as the kernel's timer expiry_lock does; a waiter,
@@ -42,7 +52,10 @@ enum si_queue {
 struct si_executor {
 	raw_spinlock_t		lock;
 	struct list_head	queue[SI_NR_QUEUES];
-	struct hlist_head	armed;
+	struct si_wheel		wheel[SI_NR_WHEELS];
+	struct hrtimer		wake;
+	struct timer_list	deferrable_wake;
+	bool			overdue;	/* due timers left in a wheel: queue them */
 	bool			parked;
 	unsigned int		cpu;
 	spinlock_t		cb_lock;	/* held across each batch of callbacks */
@@ -88,11 +101,15 @@ struct si_executor *si_executor_lock_live(unsigned int cpu) __acquires(e->lock);
 void si_executor_kick(struct si_executor *e);
 void si_executor_wait_callback(struct si_executor *e);
 
-/* timer.c: the executor takes a queued timer to run it. */
+void si_executor_set_wake(struct si_executor *e, enum si_wheel_kind k);
+
+/* timer.c: a wake-up queues what is due; the executor takes a queued timer. */
+bool si_timer_collect(struct si_executor *e, enum si_wheel_kind k, unsigned int budget);
 struct si_timer *si_timer_take_queued(struct si_executor *e, enum si_queue q);
 void si_timer_rehome(struct si_timer *timer, struct si_executor *to);
+void si_timer_move_wheels(struct si_executor *from, struct si_executor *to);
 /* timer.c: unload.c takes a pending timer off its home's lists for good. */
-void si_timer_evict(struct si_timer *timer);
+void si_timer_evict(struct si_executor *home, struct si_timer *timer);
 
 /* unload.c */
 int si_unload_init(void);

@@ -2,8 +2,11 @@
 /*
  * Tracepoints, mirroring the kernel's timer: events (timer_init,
  * timer_start, timer_expire_entry/exit, timer_cancel) so the same tools
- * measure converted timers, plus the handover to an executor:
- * events/si_timer/ in tracefs. Each event names the callback.
+ * measure converted timers, plus the expiry onto an executor's queue and
+ * the synchronous cancels: events/si_timer/ in tracefs. Each event names
+ * the callback. The events of arming, cancelling and expiry fire under
+ * the home executor's lock, inside the step they name (the race tests
+ * hold callers there).
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM si_timer
@@ -49,7 +52,7 @@ TRACE_EVENT(si_timer_init,
 				{ SI_TIMER_DEFERRABLE, "DEFERRABLE" }))
 );
 
-/* Armed: @cpu is the CPU whose wheel holds it, where it will expire. */
+/* Armed: @cpu is the CPU whose executor's wheel holds it, where it will run. */
 TRACE_EVENT(si_timer_start,
 	TP_PROTO(struct si_timer *timer, unsigned int cpu),
 	TP_ARGS(timer, cpu),
@@ -72,7 +75,7 @@ TRACE_EVENT(si_timer_start,
 		  (long)__entry->expires - (long)__entry->now, __entry->cpu)
 );
 
-/* Expired: handed over to the executor of @cpu. */
+/* Expired: collected by the executor of @cpu, on its queue. */
 TRACE_EVENT(si_timer_queue,
 	TP_PROTO(struct si_timer *timer, unsigned int cpu),
 	TP_ARGS(timer, cpu),
@@ -103,7 +106,7 @@ TRACE_EVENT(si_timer_expire_entry,
 	TP_fast_assign(
 		__entry->timer = timer;
 		__entry->function = timer->function;
-		__entry->expires = timer->wheel.expires;
+		__entry->expires = timer->expires;
 		__entry->now = jiffies;
 		__entry->soft = soft;
 	),
@@ -137,6 +140,24 @@ TRACE_EVENT(si_timer_expire_exit,
 DEFINE_EVENT(si_timer_class, si_timer_cancel,
 	TP_PROTO(struct si_timer *timer),
 	TP_ARGS(timer)
+);
+
+/* A synchronous cancel looked at the callback: @running, it waits for it. */
+TRACE_EVENT(si_timer_cancel_sync,
+	TP_PROTO(struct si_timer *timer, bool running),
+	TP_ARGS(timer, running),
+	TP_STRUCT__entry(
+		__field(void *, timer)
+		__field(void *, function)
+		__field(bool, running)
+	),
+	TP_fast_assign(
+		__entry->timer = timer;
+		__entry->function = timer->function;
+		__entry->running = running;
+	),
+	TP_printk("timer=%p function=%ps running=%d", __entry->timer, __entry->function,
+		  __entry->running)
 );
 
 #endif /* _SI_TRACE_H */

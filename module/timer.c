@@ -2,24 +2,24 @@
 /*
  * The life of an si_timer, and the timer_list-compatible API over it.
  *
- * Each si_timer embeds a timer_list, the "wheel" timer, so that jiffies
- * granularity, NOHZ, deferrable and pinned timers and their migration come
- * from the kernel. Its expiry function, si_timer_wheel_fn(), does not call
- * the callback: it hands the timer over to a per-CPU executor thread
- * (executor.c), which runs it.
+ * An armed si_timer waits in the wheel of its "home" executor (wheel.h)
+ * until it is due, then on that executor's queue until its thread runs
+ * the callback (executor.c). The kernel's timer wheel is not used: its expiry runs in
+ * the TIMER softirq, behind every other bottom half of the CPU (on
+ * PREEMPT_RT behind the BH lock), which soft-interruptible timers exist to
+ * get away from, and handing each expired timer over from there to an
+ * executor cost a second lock on every arm, cancel and expiry.
  *
  * One lock. As kernel/time/timer.c keeps a timer_list's state under the
  * lock of the base that timer->flags names, an si_timer's whole state is
- * under the lock of the executor that timer->state names, its "home":
+ * under the lock of the executor that timer->state names, its home:
  *
- *   SI_STATE_ARMED     the wheel timer is armed, or has just expired and
- *                      si_timer_wheel_fn() has not handed it over yet;
- *                      on home's armed list
- *   SI_STATE_QUEUED    on home's queue, its callback not started
+ *   SI_STATE_ARMED     in home's wheel, in the bucket the state names
+ *   SI_STATE_QUEUED    due, on home's queue, its callback not started
  *   home->running      the timer whose callback home's executor runs
  *   SI_STATE_SHUTDOWN  arming calls are no-ops until set up again
  *
- *   idle --arm--> ARMED --expiry--> QUEUED --executor--> running --> idle
+ *   idle --arm--> ARMED --collected when due--> QUEUED --executor--> running
  *
  * ARMED and QUEUED exclude each other; either is "pending": re-arming or
  * cancelling takes the timer back to ARMED or idle and returns 1, exactly
@@ -27,49 +27,43 @@
  * again (re-armed), even queued behind itself.
  *
  * Invariants that every call below relies on:
- * 1. Only code holding home's lock changes the state, arms or disarms the
- *    wheel timer, or puts the timer on a queue or takes it off. Each API
- *    call does its work in one such critical section, so calls are atomic
- *    with respect to each other and to expiry, as their timer_list twins
- *    are under the base lock. The exception is theirs too: a delete that
- *    reads the timer idle returns 0 without the lock, ordered before any
- *    arming that races with it (a handover in progress is still ARMED).
- * 2. The wheel timer is pending only while ARMED. The converse fails only
- *    for a handover: from the moment the wheel detaches the expired timer
- *    until si_timer_wheel_fn() has the lock.
- * 3. The wheel timer is TIMER_IRQSAFE: its expiry function runs with
- *    interrupts off, so a handover is never preempted and lasts
- *    microseconds. A synchronous cancel that finds one in progress
- *    (timer_delete_sync_try() < 0) drops the lock and spins; it never
- *    returns while the expiry function may still touch the timer.
- * 4. A handover decides under the lock whether it is still current: not
- *    ARMED (cancelled meanwhile) or the wheel timer pending again
- *    (re-armed meanwhile) means it was superseded, and it does nothing.
- * 5. A running timer keeps its home: if its callback re-armed it, its next
- *    expiry is queued behind it on the same executor, wherever it expired,
- *    so it never runs on two CPUs at once and a canceller finds it running
- *    where it looks (timer_list keeps a running timer on its base for the
- *    same reasons). Home changes only when the expiry of a timer that is
- *    not running is queued on another CPU's executor (SI_STATE_MIGRATING
- *    meanwhile, which others wait out, as for TIMER_MIGRATING), and when a
- *    CPU going down moves its queue (both executors locked).
- * 6. Nothing touches a timer after its callback returned: the executor
+ * 1. Only code holding home's lock changes the state, or puts the timer in
+ *    a wheel or a queue or takes it out. Each API call does its work in one
+ *    such critical section (two for a change of home, see 3), so calls are
+ *    atomic with respect to each other and to expiry, as their timer_list
+ *    twins are under the base lock. The exception is theirs too: a delete
+ *    that reads the timer idle returns 0 without the lock, ordered before
+ *    any arming that races with it.
+ * 2. Expiry is one step under home's lock: the wake-up of home's wheel (a
+ *    HARD hrtimer, wheel.h) moves what is due from the wheel to the queue.
+ *    No timer is ever between the two.
+ * 3. Arming puts the timer in the wheel of the arming CPU's executor (of
+ *    the given CPU for si_add_timer_on()), as mod_timer() moves a timer to
+ *    the local base. When that changes its home, the timer is taken off the
+ *    old home under its lock, SI_STATE_MIGRATING while no lock is held,
+ *    which every caller waits out (as for TIMER_MIGRATING) and lockless
+ *    readers count as pending (as timer_pending() stays true for a
+ *    timer_list migrating), and armed under the new home's lock.
+ * 4. A running timer keeps its home: re-armed, wherever from, it waits in
+ *    the same executor's wheel, so it never runs on two CPUs at once and a
+ *    canceller finds it running where it looks (timer_list keeps a running
+ *    timer on its base for the same reasons). The other change of home: a
+ *    CPU going down moves its wheels and queues to a live executor (both
+ *    locked).
+ * 5. Nothing touches a timer after its callback returned: the executor
  *    clears home->running, its own memory, and holds a copy of the lockdep
  *    map (callbacks may free their timer, as call_timer_fn() allows).
  *
- * Unload safety (unload.c): every pending timer is on a list of its home,
- * the armed list or a queue, and a running one is home->running, so that
- * the timers of a module that goes can be found and cancelled. Keeping
- * the armed list costs arming and cancelling an hlist insertion or
- * removal under the lock they take anyway (no poisoning: the node is
- * rewritten before any further use), and each arming call records its
- * caller for the report.
+ * Unload safety (unload.c): every pending timer is in a wheel or on a
+ * queue of its home, and a running one is home->running, so that the
+ * timers of a module that goes can be found and cancelled. Each arming
+ * call records its caller for the report.
  *
  * Synchronous cancel: under the lock, disarm and look at home->running. If
  * the callback runs, wait for it on home's cb_lock (held by the executor
- * across a batch, which a waiter ends) and start over, so that a callback that re-armed
- * itself is disarmed again after it returned. Where that wait could never
- * end, the call refuses instead (si_wait_refused()).
+ * across a batch, which a waiter ends) and start over, so that a callback
+ * that re-armed itself is disarmed again after it returned. Where that wait
+ * could never end, the call refuses instead (si_wait_refused()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -88,9 +82,6 @@
 			  "si_timer: %s() on %s timer\n", __func__,	\
 			  __t ? "a never set up" : "a NULL");		\
 	})
-
-/* Every wheel timer is in one lockdep class: its expiry only queues. */
-static struct lock_class_key si_wheel_lock_key;
 
 static void si_state_set(struct si_timer *timer, u32 state)
 {
@@ -130,108 +121,174 @@ static void si_unlock_home(struct si_executor *home, unsigned long flags)
 	raw_spin_unlock_irqrestore(&home->lock, flags);
 }
 
-/*
- * Arm the wheel timer at @expires, for the caller at @ip. An expiry queued
- * or being handed over is superseded, as mod_timer() supersedes a pending
- * one. @home locked. Returns 1 if the timer was pending.
- */
-static __always_inline int si_arm(struct si_executor *home, struct si_timer *timer,
-				  unsigned long expires, unsigned long ip)
+/* Out of home's wheel or queue: returns the state with nothing pending. */
+static __always_inline u32 si_unhook(struct si_executor *home, struct si_timer *timer,
+				     u32 state)
 {
+	if (state & SI_STATE_ARMED)
+		si_wheel_del(&home->wheel[si_wheel_kind_of(timer)], timer,
+			     (state & SI_STATE_BUCKET) >> SI_STATE_BUCKET_SHIFT);
+	else if (state & SI_STATE_QUEUED)
+		list_del_init(&timer->entry);
+	return state & ~(SI_STATE_PENDING | SI_STATE_BUCKET);
+}
+
+/*
+ * Into home's wheel, due in jiffy @due; @state not pending. The due jiffy
+ * is kept apart from timer->expires, which its owner may write (for
+ * si_add_timer()) while it is armed: as for a timer_list, that changes
+ * nothing until the next arming call.
+ */
+static __always_inline void si_wheel_hook(struct si_executor *home, struct si_timer *timer,
+					  u32 state, unsigned long due)
+{
+	enum si_wheel_kind k = si_wheel_kind_of(timer);
+	unsigned int b = si_wheel_bucket_of(due);
+
+	timer->due = due;
+	if (si_wheel_add(&home->wheel[k], timer, b, due))
+		si_executor_set_wake(home, k);
+	si_state_set(timer, state | SI_STATE_ARMED | (b << SI_STATE_BUCKET_SHIFT));
+}
+
+/*
+ * Arm at @expires, for the caller at @ip, in home's wheel; @state not
+ * pending. Due one jiffy after @expires, as the kernel's wheel rounds up
+ * (a timer armed late in a jiffy must not fire early): si_timer_due().
+ */
+static __always_inline void si_hook(struct si_executor *home, struct si_timer *timer,
+				    u32 state, unsigned long expires, unsigned long ip)
+{
+	timer->expires = expires;
+	timer->armed_at = ip;
+	si_wheel_hook(home, timer, state, si_timer_due(expires));
+	trace_si_timer_start(timer, home->cpu);
+}
+
+/*
+ * Arming a timer whose home is not the executor it must wait on (invariant
+ * 3). @home locked; returns the executor locked now, the timer's home.
+ */
+static noinline struct si_executor *si_arm_moving(struct si_executor *home,
+						  struct si_timer *timer, unsigned int cpu,
+						  unsigned long expires, unsigned long ip)
+{
+	u32 state = si_unhook(home, timer, timer->state);
+	struct si_executor *to;
+
+	si_state_set(timer, state | SI_STATE_MIGRATING);
+	raw_spin_unlock(&home->lock);
+	to = si_executor_lock_live(cpu);
+	state = (state & ~SI_STATE_CPUMASK) | to->cpu;
+	si_hook(to, timer, state, expires, ip);
+	return to;
+}
+
+/*
+ * Arm @timer at @expires on the executor of @cpu, for the caller at @ip,
+ * superseding whatever expiry it had. @*home locked, and on return the
+ * timer's home, locked. Returns 1 if the timer was pending.
+ */
+static __always_inline int si_arm(struct si_executor **home, struct si_timer *timer,
+				  unsigned int cpu, unsigned long expires, unsigned long ip)
+{
+	struct si_executor *e = *home;
 	u32 state = timer->state;
 
 	if (state & SI_STATE_SHUTDOWN)
 		return 0;
-	if (state & SI_STATE_QUEUED)
-		list_del(&timer->entry);
-	if (!(state & SI_STATE_ARMED))
-		hlist_add_head(&timer->armed_node, &home->armed);
-	timer->expires = expires;
-	timer->armed_at = ip;
-	mod_timer(&timer->wheel, expires);
-	si_state_set(timer, (state & ~SI_STATE_QUEUED) | SI_STATE_ARMED);
-	trace_si_timer_start(timer, timer->wheel.flags & TIMER_CPUMASK);
+	if (likely((e->cpu == cpu && !e->parked) || e->running == timer))
+		si_hook(e, timer, si_unhook(e, timer, state), expires, ip);
+	else
+		*home = si_arm_moving(e, timer, cpu, expires, ip);
 	return !!(state & SI_STATE_PENDING);
 }
 
-/*
- * Back to idle, off home's armed list or queue (a handover in progress
- * will see it). Home locked.
- */
-static __always_inline int si_disarm(struct si_timer *timer)
+/* Back to idle, out of home's wheel or queue. Home locked. */
+static __always_inline int si_disarm(struct si_executor *home, struct si_timer *timer)
 {
 	u32 state = timer->state;
 
 	if (!(state & SI_STATE_PENDING))
 		return 0;
-	if (state & SI_STATE_ARMED) {
-		timer_delete(&timer->wheel);
-		__hlist_del(&timer->armed_node);
-	} else {
-		list_del_init(&timer->entry);
-	}
-	si_state_set(timer, state & ~SI_STATE_PENDING);
+	si_state_set(timer, si_unhook(home, timer, state));
 	trace_si_timer_cancel(timer);
 	return 1;
 }
 
 /*
  * The module that owns @timer goes with it pending (unload.c): cancel it
- * and keep it off. Home locked. A handover in progress may still read the
- * timer: the caller waits it out with si_timer_shutdown_sync().
+ * and keep it off. Home locked.
  */
-void si_timer_evict(struct si_timer *timer)
+void si_timer_evict(struct si_executor *home, struct si_timer *timer)
 {
-	si_disarm(timer);
+	si_disarm(home, timer);
 	si_state_set(timer, timer->state | SI_STATE_SHUTDOWN);
 }
 
 /*
- * The wheel timer's expiry (TIMER_IRQSAFE: interrupts off): queue the timer
- * on the executor of this CPU, or behind its running callback.
+ * Expire the due timers of @e's wheel @k onto @e's queues, and set the
+ * wake-up for the rest. @e locked. Buckets whose earliest expiry is later
+ * are not looked into. At most @budget timers are queued, so that the
+ * section with interrupts off stays short (a HARD hrtimer calls this, on
+ * PREEMPT_RT too); returns true if it stopped with more due, the wake-up
+ * as it was.
  */
-void si_timer_wheel_fn(struct timer_list *wheel)
+bool si_timer_collect(struct si_executor *e, enum si_wheel_kind k, unsigned int budget)
 {
-	struct si_timer *timer = container_of(wheel, struct si_timer, wheel);
-	struct si_executor *home, *to;
-	unsigned long flags;
-	bool kick;
-	u32 state;
+	struct si_wheel *w = &e->wheel[k];
+	unsigned long now = jiffies;
+	unsigned long next = 0;
+	bool any = false;
+	unsigned int b;
 
-	home = si_lock_home(timer, &flags);
-	state = timer->state;
-	if (!(state & SI_STATE_ARMED) || timer_pending(wheel)) {
-		si_unlock_home(home, flags);
-		return;
+	for_each_set_bit(b, w->busy, SI_WHEEL_BUCKETS) {
+		unsigned long earliest = 0;
+		struct si_timer *timer;
+		struct hlist_node *tmp;
+		bool left = false;
+
+		if (time_after(w->earliest[b], now)) {
+			earliest = w->earliest[b];
+			goto keep;
+		}
+		hlist_for_each_entry_safe(timer, tmp, &w->bucket[b], bucket_node) {
+			if (time_after(timer->due, now)) {
+				if (!left || time_before(timer->due, earliest))
+					earliest = timer->due;
+				left = true;
+				continue;
+			}
+			/* earliest[b] stays early: the rest is still due */
+			if (!budget--)
+				return true;
+			__hlist_del(&timer->bucket_node);
+			list_add_tail(&timer->entry, &e->queue[si_queue_of(timer)]);
+			si_state_set(timer, (timer->state & ~(SI_STATE_ARMED | SI_STATE_BUCKET)) |
+				     SI_STATE_QUEUED);
+			trace_si_timer_queue(timer, e->cpu);
+		}
+		if (!left) {
+			__clear_bit(b, w->busy);
+			continue;
+		}
+		w->earliest[b] = earliest;
+keep:
+		if (!any || time_before(earliest, next))
+			next = earliest;
+		any = true;
 	}
-	/* Off home's armed list; unload.c waits out a migration (RCU). */
-	__hlist_del(&timer->armed_node);
-	to = home;
-	if (home->running != timer &&
-	    (home->cpu != raw_smp_processor_id() || home->parked)) {
-		si_state_set(timer, state | SI_STATE_MIGRATING);
-		raw_spin_unlock(&home->lock);
-		to = si_executor_lock_live(raw_smp_processor_id());
-		state = (state & ~SI_STATE_CPUMASK) | to->cpu;
+	w->wake_set = any;
+	if (any) {
+		w->wake_at = next;
+		si_executor_set_wake(e, k);
 	}
-	/*
-	 * Only the first callback queued wakes the executor: one that finds
-	 * the queue busy comes after the wake-up of the one that made it so,
-	 * and the executor looks at its queue before it sleeps.
-	 */
-	kick = si_executor_idle(to);
-	list_add_tail(&timer->entry, &to->queue[si_queue_of(timer)]);
-	si_state_set(timer, (state & ~SI_STATE_ARMED) | SI_STATE_QUEUED);
-	trace_si_timer_queue(timer, to->cpu);
-	raw_spin_unlock_irqrestore(&to->lock, flags);
-	if (kick)
-		si_executor_kick(to);
+	return false;
 }
-EXPORT_SYMBOL_GPL(si_timer_wheel_fn);
 
 /*
  * The executor takes the first timer of its queue @q to run its callback.
- * @e locked; @e is the timer's home (invariant 5 keeps it so while it runs).
+ * @e locked; @e is the timer's home (invariant 4 keeps it so while it runs).
  */
 struct si_timer *si_timer_take_queued(struct si_executor *e, enum si_queue q)
 {
@@ -251,12 +308,39 @@ void si_timer_rehome(struct si_timer *timer, struct si_executor *to)
 	si_state_set(timer, (timer->state & ~SI_STATE_CPUMASK) | to->cpu);
 }
 
+/*
+ * A CPU goes down: the armed timers of @from move to the wheels of @to,
+ * their expiries unchanged (both executors locked).
+ */
+void si_timer_move_wheels(struct si_executor *from, struct si_executor *to)
+{
+	int k;
+
+	for (k = 0; k < SI_NR_WHEELS; k++) {
+		struct si_wheel *w = &from->wheel[k];
+		unsigned int b;
+
+		for_each_set_bit(b, w->busy, SI_WHEEL_BUCKETS) {
+			struct si_timer *timer;
+			struct hlist_node *tmp;
+
+			hlist_for_each_entry_safe(timer, tmp, &w->bucket[b], bucket_node) {
+				u32 state = timer->state;
+
+				__hlist_del(&timer->bucket_node);
+				state &= ~(SI_STATE_CPUMASK | SI_STATE_ARMED | SI_STATE_BUCKET);
+				si_wheel_hook(to, timer, state | to->cpu, timer->due);
+			}
+		}
+		bitmap_zero(w->busy, SI_WHEEL_BUCKETS);
+		w->wake_set = false;
+	}
+}
+
 static void si_timer_init(struct si_timer *timer, si_timer_func_t func,
 			  unsigned int flags, const char *name,
 			  struct lock_class_key *key, bool on_stack)
 {
-	unsigned int wheel_flags;
-
 	WARN_ONCE(flags & ~SI_TIMER_FLAGS_VALID,
 		  "si_timer: invalid flags %#x for %ps ignored\n",
 		  flags & ~SI_TIMER_FLAGS_VALID, func);
@@ -265,14 +349,6 @@ static void si_timer_init(struct si_timer *timer, si_timer_func_t func,
 	timer->state = raw_smp_processor_id();
 	INIT_LIST_HEAD(&timer->entry);
 	lockdep_init_map(&timer->lockdep_map, name, key, 0);
-	/* Invariant 3: TIMER_IRQSAFE. */
-	wheel_flags = (timer->flags & (TIMER_PINNED | TIMER_DEFERRABLE)) | TIMER_IRQSAFE;
-	if (on_stack)
-		init_timer_on_stack_key(&timer->wheel, si_timer_wheel_fn, wheel_flags,
-					"si_timer_wheel", &si_wheel_lock_key);
-	else
-		init_timer_key(&timer->wheel, si_timer_wheel_fn, wheel_flags,
-			       "si_timer_wheel", &si_wheel_lock_key);
 	trace_si_timer_init(timer);
 }
 
@@ -292,9 +368,11 @@ void si_init_timer_on_stack_key(struct si_timer *timer, si_timer_func_t func,
 }
 EXPORT_SYMBOL_GPL(si_init_timer_on_stack_key);
 
+/* The end of an on-stack timer's life, which must not be pending. */
 void si_destroy_timer_on_stack(struct si_timer *timer)
 {
-	timer_destroy_on_stack(&timer->wheel);
+	WARN_ONCE(si_timer_pending(timer), "si_timer: on-stack timer %ps destroyed pending\n",
+		  timer->function);
 }
 EXPORT_SYMBOL_GPL(si_destroy_timer_on_stack);
 
@@ -306,7 +384,8 @@ EXPORT_SYMBOL_GPL(si_destroy_timer_on_stack);
  */
 int si_timer_pending(const struct si_timer *timer)
 {
-	return !!(READ_ONCE(timer->state) & SI_STATE_PENDING);
+	/* A re-arm moving it between homes: pending before and after. */
+	return !!(READ_ONCE(timer->state) & (SI_STATE_PENDING | SI_STATE_MIGRATING));
 }
 EXPORT_SYMBOL_GPL(si_timer_pending);
 
@@ -328,11 +407,11 @@ int si_mod_timer(struct si_timer *timer, unsigned long expires)
 
 	if (si_timer_misused(timer))
 		return -EINVAL;
-	/* mod_timer()'s shortcut: the wheel timer pending implies ARMED. */
-	if (timer_pending(&timer->wheel) && timer->wheel.expires == expires)
+	/* mod_timer()'s shortcut, as racy as theirs. */
+	if ((READ_ONCE(timer->state) & SI_STATE_ARMED) && READ_ONCE(timer->expires) == expires)
 		return 1;
 	home = si_lock_home(timer, &flags);
-	ret = si_arm(home, timer, expires, _RET_IP_);
+	ret = si_arm(&home, timer, raw_smp_processor_id(), expires, _RET_IP_);
 	si_unlock_home(home, flags);
 	return ret;
 }
@@ -355,7 +434,7 @@ int si_mod_timer_pending(struct si_timer *timer, unsigned long expires)
 		return -EINVAL;
 	home = si_lock_home(timer, &flags);
 	if (timer->state & SI_STATE_PENDING)
-		ret = si_arm(home, timer, expires, _RET_IP_);
+		ret = si_arm(&home, timer, raw_smp_processor_id(), expires, _RET_IP_);
 	si_unlock_home(home, flags);
 	return ret;
 }
@@ -381,20 +460,10 @@ int si_timer_reduce(struct si_timer *timer, unsigned long expires)
 		return -EINVAL;
 	home = si_lock_home(timer, &flags);
 	if (timer->state & SI_STATE_ARMED) {
-		/*
-		 * timer_reduce() arms a wheel timer that is not pending: this
-		 * one expired meanwhile and is due already, so undo that
-		 * arming, which would supersede the expiry (invariant 4).
-		 */
-		if (!timer_reduce(&timer->wheel, expires)) {
-			timer_delete(&timer->wheel);
-		} else if (timer->expires != timer->wheel.expires) {
-			timer->expires = timer->wheel.expires;
-			timer->armed_at = _RET_IP_;
-			trace_si_timer_start(timer, timer->wheel.flags & TIMER_CPUMASK);
-		}
+		if (time_before(si_timer_due(expires), timer->due))
+			si_arm(&home, timer, raw_smp_processor_id(), expires, _RET_IP_);
 	} else if (!(timer->state & SI_STATE_QUEUED)) {
-		ret = si_arm(home, timer, expires, _RET_IP_);
+		ret = si_arm(&home, timer, raw_smp_processor_id(), expires, _RET_IP_);
 	}
 	si_unlock_home(home, flags);
 	return ret;
@@ -413,18 +482,9 @@ static bool si_add(struct si_timer *timer, int cpu, unsigned long ip)
 
 	home = si_lock_home(timer, &flags);
 	state = timer->state;
-	if (!(state & (SI_STATE_PENDING | SI_STATE_SHUTDOWN))) {
-		if (cpu < 0) {
-			si_arm(home, timer, timer->expires, ip);
-		} else {
-			hlist_add_head(&timer->armed_node, &home->armed);
-			timer->armed_at = ip;
-			timer->wheel.expires = timer->expires;
-			add_timer_on(&timer->wheel, cpu);
-			si_state_set(timer, state | SI_STATE_ARMED);
-			trace_si_timer_start(timer, cpu);
-		}
-	}
+	if (!(state & (SI_STATE_PENDING | SI_STATE_SHUTDOWN)))
+		si_arm(&home, timer, cpu < 0 ? raw_smp_processor_id() : cpu,
+		       timer->expires, ip);
 	si_unlock_home(home, flags);
 	return !(state & SI_STATE_PENDING);
 }
@@ -447,7 +507,9 @@ EXPORT_SYMBOL_GPL(si_add_timer);
 /**
  * si_add_timer_on - arm an inactive timer on a given CPU
  * @timer: the timer, with expires set
- * @cpu: the CPU it expires on; its callback runs there too
+ * @cpu: the CPU whose executor runs its callback, unless that callback is
+ *	 running now: then it stays where that one runs, so that it never runs
+ *	 on two CPUs at once
  */
 void si_add_timer_on(struct si_timer *timer, int cpu)
 {
@@ -470,7 +532,7 @@ static __always_inline int si_delete(struct si_timer *timer, bool shutdown)
 	int ret;
 
 	home = si_lock_home(timer, &flags);
-	ret = si_disarm(timer);
+	ret = si_disarm(home, timer);
 	if (shutdown)
 		si_state_set(timer, timer->state | SI_STATE_SHUTDOWN);
 	si_unlock_home(home, flags);
@@ -489,8 +551,12 @@ int si_timer_delete(struct si_timer *timer)
 {
 	if (si_timer_misused(timer))
 		return -EINVAL;
-	/* Idle: nothing to undo, no lock needed (as timer_delete()). */
-	if (!(READ_ONCE(timer->state) & SI_STATE_PENDING))
+	/*
+	 * Idle: nothing to undo, no lock needed (as timer_delete()). Moving
+	 * between homes counts as pending, as timer_pending() stays true while
+	 * a timer_list migrates: the move's re-arm returns 1.
+	 */
+	if (!(READ_ONCE(timer->state) & (SI_STATE_PENDING | SI_STATE_MIGRATING)))
 		return 0;
 	return si_delete(timer, false);
 }
@@ -516,8 +582,8 @@ EXPORT_SYMBOL_GPL(si_timer_shutdown);
  * si_try_to_del_timer_sync - deactivate a timer unless its callback runs
  * @timer: the timer
  *
- * Return: -1 if the callback is running or the wheel is handing the timer
- * over to its executor (the timer is left alone), else as si_timer_delete().
+ * Return: -1 if the callback is running (the timer is left alone), else as
+ * si_timer_delete().
  */
 int si_try_to_del_timer_sync(struct si_timer *timer)
 {
@@ -528,8 +594,9 @@ int si_try_to_del_timer_sync(struct si_timer *timer)
 	if (si_timer_misused(timer))
 		return -EINVAL;
 	home = si_lock_home(timer, &flags);
-	if (home->running != timer && timer_delete_sync_try(&timer->wheel) >= 0)
-		ret = si_disarm(timer);
+	trace_si_timer_cancel_sync(timer, home->running == timer);
+	if (home->running != timer)
+		ret = si_disarm(home, timer);
 	si_unlock_home(home, flags);
 	return ret;
 }
@@ -587,7 +654,7 @@ static void si_lockdep_cancel_waits(struct si_timer *timer)
 static int si_delete_sync(struct si_timer *timer, bool shutdown)
 {
 	struct si_executor *home;
-	bool running, handover;
+	bool running;
 	int ret = 0, own, refused;
 	unsigned long flags;
 
@@ -605,11 +672,11 @@ static int si_delete_sync(struct si_timer *timer, bool shutdown)
 
 	for (;;) {
 		home = si_lock_home(timer, &flags);
-		handover = timer_delete_sync_try(&timer->wheel) < 0;
-		ret |= si_disarm(timer);
+		ret |= si_disarm(home, timer);
 		if (shutdown)
 			si_state_set(timer, timer->state | SI_STATE_SHUTDOWN);
 		running = home->running == timer;
+		trace_si_timer_cancel_sync(timer, running);
 		refused = 0;
 		if (running)
 			refused = own ?: si_wait_refused(home);
@@ -623,12 +690,9 @@ static int si_delete_sync(struct si_timer *timer, bool shutdown)
 				  timer->function);
 		if (refused)
 			return refused;
-		if (running)
-			si_executor_wait_callback(home);
-		else if (handover)
-			cpu_relax();
-		else
+		if (!running)
 			return ret;
+		si_executor_wait_callback(home);
 	}
 }
 

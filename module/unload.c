@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unload safety: a module that goes with si_timers still armed, queued or
- * running would leave the wheel and the executors pointing into its freed
+ * running would leave the executors' wheels and queues pointing into its freed
  * memory and text. When a module goes (MODULE_STATE_GOING: its exit has
  * run, its memory is not freed yet), every timer it owns, by its callback
  * or by its memory, is cancelled for good, its running callback waited
  * for, and each is reported on one line: module, callback, where it was
  * last armed.
  *
- * Finding them costs arming and cancelling nothing but the armed list
- * (timer.c); the search walks every executor's lists here, under its lock.
+ * Finding them costs arming and cancelling nothing: the search walks every
+ * executor's wheels and queues here, under its lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -30,12 +30,17 @@ static struct si_timer *si_find_owned(struct si_executor *e, struct module *mod,
 				      const char **where)
 {
 	struct si_timer *timer;
-	int q;
+	unsigned int b;
+	int k, q;
 
-	hlist_for_each_entry(timer, &e->armed, armed_node) {
-		if (si_owned(timer, timer->function, mod)) {
-			*where = "armed";
-			return timer;
+	for (k = 0; k < SI_NR_WHEELS; k++) {
+		for_each_set_bit(b, e->wheel[k].busy, SI_WHEEL_BUCKETS) {
+			hlist_for_each_entry(timer, &e->wheel[k].bucket[b], bucket_node) {
+				if (si_owned(timer, timer->function, mod)) {
+					*where = "armed";
+					return timer;
+				}
+			}
 		}
 	}
 	for (q = 0; q < SI_NR_QUEUES; q++) {
@@ -85,7 +90,7 @@ static unsigned int si_unload_executor(struct si_executor *e, struct si_unload *
 		if (timer) {
 			fn = timer->function;
 			armed_at = timer->armed_at;
-			si_timer_evict(timer);
+			si_timer_evict(e, timer);
 		} else if (e->running && si_owned(e->running, e->running_fn, mod)) {
 			/* Compared, never dereferenced: it may free itself. */
 			running = e->running;
@@ -103,9 +108,7 @@ static unsigned int si_unload_executor(struct si_executor *e, struct si_unload *
 			u->last = timer ?: running;
 			u->reported++;
 		}
-		if (timer)
-			si_timer_shutdown_sync(timer);	/* a handover in progress */
-		else
+		if (!timer)
 			si_executor_wait_callback(e);
 	}
 }
@@ -122,10 +125,10 @@ static int si_module_going(struct notifier_block *nb, unsigned long action,
 		return NOTIFY_DONE;
 	/*
 	 * Until a pass over every executor finds nothing, after the last
-	 * handovers in flight ended: a timer being handed over to another
-	 * CPU's executor is on no list meanwhile (irqs off throughout, so an
-	 * RCU grace period waits it out), and a callback waited for may have
-	 * armed another timer of the module on an executor already searched.
+	 * changes of home in flight ended: a timer moving to another CPU's
+	 * executor is on no list meanwhile (irqs off throughout, so an RCU
+	 * grace period waits it out), and a callback waited for may have armed
+	 * another timer of the module on an executor already searched.
 	 */
 	for (;;) {
 		acted = 0;

@@ -5,7 +5,7 @@
  * a deadlock (the callback may be running, waiting for that lock, while
  * the deleter waits for the callback) and must be reported even when it
  * does not happen. The executor holds the timer's lockdep map across the
- * callback; the wheel timer's delete_sync acquires the same map.
+ * callback; si_timer_delete_sync() acquires the same map.
  *
  * Lockdep turns itself off after its first report, so this module is the
  * last in the list (Kbuild's si_tests) and reports it only once per boot.

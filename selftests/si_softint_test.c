@@ -383,11 +383,11 @@ static void bt_list_fn(struct timer_list *t)
 	bt.list_cpu = raw_smp_processor_id();
 	bt.list_in_si = READ_ONCE(bt.si_busy);
 	bt.list_start = ktime_get();
-	/* expired and handed to its executor, its callback not started */
-	bt.si_queued = READ_ONCE(bt.si.state) & SI_STATE_QUEUED;
 	smp_store_release(&bt.list_busy, true);	/* list_start, for st_hold() */
 	spin_lock(&bt.holder.lock);
 	spin_unlock(&bt.holder.lock);
+	/* expired onto its executor's queue meanwhile, its callback not started */
+	bt.si_queued = READ_ONCE(bt.si.state) & SI_STATE_QUEUED;
 	bt.list_end_ms = ktime_ms_delta(ktime_get(), bt.list_start);
 	WRITE_ONCE(bt.list_busy, false);
 }
@@ -403,9 +403,10 @@ static void bt_si_fn(struct si_timer *t)
 }
 
 /*
- * Both due in the same jiffy, the si_timer armed last so that the wheel
- * expires it first (a bucket runs its newest timer first) and its executor
- * is ready before the timer_list callback blocks.
+ * The si_timer due a jiffy after the timer_list: its wake-up (a HARD
+ * hrtimer) queues it on its executor while the timer_list callback is
+ * blocked (50 ms), and the executor, runnable above the TIMER softirq's
+ * thread, must still wait for it.
  */
 static void bt_arm(void)
 {
@@ -413,7 +414,7 @@ static void bt_arm(void)
 
 	bt.list.expires = due;
 	add_timer_on(&bt.list, cpu);
-	bt.si.expires = due;
+	bt.si.expires = due + 1;
 	si_add_timer_on(&bt.si, cpu);
 }
 
@@ -444,9 +445,9 @@ static bool bt_attempt(unsigned int flags, int attempt)
 }
 
 /*
- * The window is there only if the wheel handed the si_timer over before
- * it ran the timer_list callback (bt_arm() arranges it, the wheel decides):
- * try up to three times.
+ * The window is there only if the si_timer was queued by the time the
+ * timer_list callback stopped blocking (a vCPU stalled for 50 ms could
+ * miss it): try up to three times.
  */
 static void bt_run(unsigned int flags)
 {

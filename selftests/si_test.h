@@ -39,6 +39,7 @@
 #include <linux/sched/task_stack.h>
 #include <si_timer.h>
 #include "si_ktap.h"
+#include "si_timer_internal.h"
 
 /*
  * Tests keep timers both on the stack and in static or allocated memory:
@@ -47,6 +48,15 @@
  * tracked objects go away with the stack (debug_check_no_obj_freed()).
  * Like si_timer_setup(), each call site gets its own lockdep class.
  */
+/*
+ * Armed and not yet due: waiting in its home executor's wheel. Once due it
+ * is queued (pending, not in the wheel) until its callback starts.
+ */
+static inline __maybe_unused bool si_in_wheel(const struct si_timer *timer)
+{
+	return READ_ONCE(timer->state) & SI_STATE_ARMED;
+}
+
 static inline void si_test_timer_init(struct si_timer *timer, si_timer_func_t fn,
 				      unsigned int flags, const char *name,
 				      struct lock_class_key *key)

@@ -4,36 +4,49 @@
  * each test makes its race happen on purpose and reports how often it did.
  *
  * The windows are microseconds wide, and single-threaded TCG switches
- * vCPUs every few milliseconds at best, so the tests widen them: a kprobe
- * on a kernel function that si_timer calls inside (or, in a broken
- * implementation, right after) the critical step holds the caller there
- * until a partner on another CPU has made its move, or for a grace period
- * if the move cannot complete meanwhile (it waits for a lock, as it
- * should). "Window reached" below means: the partner's move started while
- * the victim was held inside the step.
+ * vCPUs every few milliseconds at best, so the tests widen them: a probe
+ * on one of si_timer's tracepoints, which fire under the home executor's
+ * lock inside the step they name (si_trace.h), holds the caller there,
+ * interrupts off and the lock held, until a partner on another CPU has
+ * started its move, then for a grace period. The move needs the same lock,
+ * so in a correct implementation it waits and cannot complete meanwhile:
+ * a test fails if it did (the partner got inside the victim's step).
+ *
+ * A broken implementation that drops the lock in the middle of a step
+ * would let the waiting partner in there. So that the partner's move then
+ * also completes and settles before the victim goes on, the hold goes on
+ * at the victim's next moment with interrupts enabled (an irq_work raised
+ * inside the hold): the middle of the step in a broken implementation,
+ * after it in a correct one, where it only delays the victim.
+ *
+ * "Window reached" below means: the partner's move started while the
+ * victim was held inside the step.
  *
  * The tests run in a kthread on the first online CPU ("home"); callbacks
  * and partners run on the next ones ("other", "third").
  */
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/bottom_half.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
+#include <linux/irq_work.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
-#include <linux/ptrace.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/tracepoint.h>
 #include <si_timer.h>
 #include "compat.h"
 #include "vecmask.h"
 #include "si_test.h"
+#include "si_trace.h"
 
 #define ROUNDS		20
 /* How long a held victim waits for its partner's move to complete. */
@@ -55,30 +68,59 @@ static int other_cpu = -1;
 static int third_cpu = -1;
 
 /* ---------------------------------------------------------------------- */
-/* Holding a victim inside a kernel function: a one-shot kprobe. */
+/* Holding a victim inside a step of si_timer: a one-shot tracepoint probe. */
+
+/* The tracepoints a hold is registered on (si_trace.h). */
+#define SI_TP_START		BIT(0)	/* arming: hooked into home's wheel */
+#define SI_TP_CANCEL		BIT(1)	/* a pending timer deactivated */
+#define SI_TP_CANCEL_SYNC	BIT(2)	/* a synchronous cancel looks at the callback */
+#define SI_TP_QUEUE		BIT(3)	/* expiry: collected onto the executor's queue */
 
 struct si_hold {
-	const char * const *symbols;	/* the first one that registers */
-	bool on_return;			/* hold when it returns (kretprobe) */
-	struct kprobe kp;
-	struct kretprobe krp;
-	const char *symbol;
-	/* who is held: this task, or (task NULL) whoever runs on cpu */
+	const char *name;
+	unsigned int points;		/* SI_TP_*: held at whichever fires first */
+	unsigned int registered;
+	struct irq_work spill;		/* the hold going on once interrupts are on */
+	/* who is held: this task, or (task NULL) the executor of cpu */
 	struct task_struct *task;
 	int cpu;
-	const void *arg0;		/* and first argument, if set (entry only) */
+	const struct si_timer *timer;	/* and for this timer only, if set */
 	u64 settle_ns;			/* held on this long after partner_done */
 	atomic_t armed;
 	atomic_t holding;
 	atomic_t partner_started;
 	atomic_t partner_done;
+	unsigned int held_at;		/* the SI_TP_* it held at */
 	bool reached;
+	bool breached;			/* the partner's move completed while held */
 };
 
-static void si_hold_here(struct si_hold *h)
+static const char *si_tp_name(unsigned int point)
+{
+	switch (point) {
+	case SI_TP_START:
+		return "si_timer_start";
+	case SI_TP_CANCEL:
+		return "si_timer_cancel";
+	case SI_TP_CANCEL_SYNC:
+		return "si_timer_cancel_sync";
+	case SI_TP_QUEUE:
+		return "si_timer_queue";
+	}
+	return "-";
+}
+
+/*
+ * Inside the step, the executor's lock held and interrupts off: until the
+ * partner's move has completed and settled (which a correct one cannot
+ * while we hold the lock it needs), or GRACE_NS after it started, or for
+ * HOLD_CAP_NS in all. A partner still waiting then is waited for on.
+ */
+static void si_hold_here(struct si_hold *h, unsigned int point)
 {
 	u64 start = ktime_get_mono_fast_ns(), partner = 0, done = 0, now;
 
+	h->held_at = point;
 	atomic_set(&h->holding, 1);
 	for (;;) {
 		now = ktime_get_mono_fast_ns();
@@ -95,83 +137,121 @@ static void si_hold_here(struct si_hold *h)
 		cpu_relax();
 	}
 	h->reached = partner || done;
+	h->breached = done;
 	atomic_set(&h->holding, 0);
+	if (partner && !done)
+		irq_work_queue(&h->spill);
 }
 
-static bool si_hold_mine(struct si_hold *h)
+/*
+ * The victim has interrupts on again (it dropped the lock): held on until
+ * the partner that waited for it has made its move, and settle_ns more.
+ */
+static void si_hold_spill(struct irq_work *work)
+{
+	struct si_hold *h = container_of(work, struct si_hold, spill);
+	u64 start = ktime_get_mono_fast_ns(), done = 0, now;
+
+	for (;;) {
+		now = ktime_get_mono_fast_ns();
+		if (!done && atomic_read(&h->partner_done))
+			done = now;
+		if (done && now - done >= h->settle_ns)
+			break;
+		if (now - start > HOLD_CAP_NS)
+			break;
+		cpu_relax();
+	}
+}
+
+static bool si_hold_mine(struct si_hold *h, const struct si_timer *timer)
 {
 	if (h->task ? current != h->task : raw_smp_processor_id() != h->cpu)
 		return false;
-	return atomic_read(&h->armed);
+	if (!atomic_read(&h->armed))
+		return false;
+	smp_rmb();	/* armed before the filter, as si_hold_arm() wrote them */
+	return !h->timer || timer == h->timer;
 }
 
-static int si_hold_entry(struct kprobe *kp, struct pt_regs *regs)
+static void si_hold_at(struct si_hold *h, const struct si_timer *timer, unsigned int point)
 {
-	struct si_hold *h = container_of(kp, struct si_hold, kp);
-
-	if (!si_hold_mine(h))
-		return 0;
-	if (h->arg0 && (void *)regs_get_kernel_argument(regs, 0) != h->arg0)
-		return 0;
-	if (atomic_xchg(&h->armed, 0))
-		si_hold_here(h);
-	return 0;
+	if (si_hold_mine(h, timer) && atomic_xchg(&h->armed, 0))
+		si_hold_here(h, point);
 }
 
-static int si_hold_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+static void si_hold_start(void *data, struct si_timer *timer, unsigned int cpu)
 {
-	struct si_hold *h = container_of(get_kretprobe(ri), struct si_hold, krp);
-
-	if (si_hold_mine(h) && atomic_xchg(&h->armed, 0))
-		si_hold_here(h);
-	return 0;
+	si_hold_at(data, timer, SI_TP_START);
 }
 
-static int si_hold_register(struct si_hold *h)
+static void si_hold_cancel(void *data, struct si_timer *timer)
 {
-	const char * const *s;
-	int ret = -ENOENT;
+	si_hold_at(data, timer, SI_TP_CANCEL);
+}
 
-	for (s = h->symbols; *s; s++) {
-		if (h->on_return) {
-			memset(&h->krp, 0, sizeof(h->krp));
-			h->krp.kp.symbol_name = *s;
-			h->krp.handler = si_hold_return;
-			h->krp.maxactive = 8;
-			ret = register_kretprobe(&h->krp);
-		} else {
-			memset(&h->kp, 0, sizeof(h->kp));
-			h->kp.symbol_name = *s;
-			h->kp.pre_handler = si_hold_entry;
-			ret = register_kprobe(&h->kp);
-		}
-		if (!ret) {
-			h->symbol = *s;
-			return 0;
-		}
-	}
-	return ret;
+static void si_hold_cancel_sync(void *data, struct si_timer *timer, bool running)
+{
+	si_hold_at(data, timer, SI_TP_CANCEL_SYNC);
+}
+
+/* Expiry: @timer collected onto the queue of the executor of @cpu, on that CPU. */
+static void si_hold_queue(void *data, struct si_timer *timer, unsigned int cpu)
+{
+	struct si_hold *h = data;
+
+	if (cpu == h->cpu)
+		si_hold_at(h, timer, SI_TP_QUEUE);
 }
 
 static void si_hold_unregister(struct si_hold *h)
 {
-	if (!h->symbol)
-		return;
-	if (h->on_return)
-		unregister_kretprobe(&h->krp);
-	else
-		unregister_kprobe(&h->kp);
-	h->symbol = NULL;
+	if (h->registered & SI_TP_START)
+		unregister_trace_si_timer_start(si_hold_start, h);
+	if (h->registered & SI_TP_CANCEL)
+		unregister_trace_si_timer_cancel(si_hold_cancel, h);
+	if (h->registered & SI_TP_CANCEL_SYNC)
+		unregister_trace_si_timer_cancel_sync(si_hold_cancel_sync, h);
+	if (h->registered & SI_TP_QUEUE)
+		unregister_trace_si_timer_queue(si_hold_queue, h);
+	h->registered = 0;
 }
 
-/* Arm for one hold of @task (or of whatever runs on @cpu with @arg0). */
+static int si_hold_register(struct si_hold *h)
+{
+	int ret = 0;
+
+	if (h->points & SI_TP_START) {
+		ret = register_trace_si_timer_start(si_hold_start, h);
+		h->registered |= ret ? 0 : SI_TP_START;
+	}
+	if (!ret && (h->points & SI_TP_CANCEL)) {
+		ret = register_trace_si_timer_cancel(si_hold_cancel, h);
+		h->registered |= ret ? 0 : SI_TP_CANCEL;
+	}
+	if (!ret && (h->points & SI_TP_CANCEL_SYNC)) {
+		ret = register_trace_si_timer_cancel_sync(si_hold_cancel_sync, h);
+		h->registered |= ret ? 0 : SI_TP_CANCEL_SYNC;
+	}
+	if (!ret && (h->points & SI_TP_QUEUE)) {
+		ret = register_trace_si_timer_queue(si_hold_queue, h);
+		h->registered |= ret ? 0 : SI_TP_QUEUE;
+	}
+	if (ret)
+		si_hold_unregister(h);
+	return ret;
+}
+
+/* Arm for one hold of @task (or of the executor of @cpu), on @timer if set. */
 static void si_hold_arm(struct si_hold *h, struct task_struct *task, int cpu,
-			const void *arg0)
+			const struct si_timer *timer)
 {
 	h->task = task;
 	h->cpu = cpu;
-	h->arg0 = arg0;
+	h->timer = timer;
+	h->held_at = 0;
 	h->reached = false;
+	h->breached = false;
 	atomic_set(&h->partner_started, 0);
 	atomic_set(&h->partner_done, 0);
 	smp_wmb();	/* the above before armed */
@@ -181,36 +261,35 @@ static void si_hold_arm(struct si_hold *h, struct task_struct *task, int cpu,
 static void si_hold_disarm(struct si_hold *h)
 {
 	atomic_set(&h->armed, 0);
-	/* a handler past its armed check finishes under the kprobe's RCU */
+	/* a probe past its armed check finishes (probes run non-preemptible) */
 	synchronize_rcu();
+	irq_work_sync(&h->spill);
 }
 
-/* Kernel functions si_timer calls in the steps these tests widen. */
-static const char * const si_sym_mod_timer[] = { "mod_timer", NULL };
-static const char * const si_sym_try_del[] = {
-	"timer_delete_sync_try", "try_to_del_timer_sync", NULL
+/* The steps of si_timer these tests widen. */
+static struct si_hold hold_start = {
+	.name = "si_timer_start",
+	.points = SI_TP_START,
+	.spill = IRQ_WORK_INIT_HARD(si_hold_spill),
 };
 
-/* A broken synchronous delete calls it first, then looks at the callback. */
-static const char * const si_sym_delete_sync[] = { "timer_delete_sync", NULL };
-static const char * const si_sym_shutdown_sync[] = { "timer_shutdown_sync", NULL };
-static const char * const si_sym_wheel_fn[] = { "si_timer_wheel_fn", NULL };
-
-static struct si_hold hold_mod = { .symbols = si_sym_mod_timer };
-static struct si_hold hold_try_del = { .symbols = si_sym_try_del };
-static struct si_hold hold_delete_sync = {
-	.symbols = si_sym_delete_sync, .on_return = true,
+/*
+ * A synchronous delete: its deactivation of the pending timer, or (the
+ * timer idle) its look at the callback, both under the one lock.
+ */
+static struct si_hold hold_cancel_sync = {
+	.name = "si_timer_cancel/si_timer_cancel_sync",
+	.points = SI_TP_CANCEL | SI_TP_CANCEL_SYNC,
+	.spill = IRQ_WORK_INIT_HARD(si_hold_spill),
 };
 
-static struct si_hold hold_shutdown_sync = {
-	.symbols = si_sym_shutdown_sync, .on_return = true,
+static struct si_hold hold_queue = {
+	.name = "si_timer_queue",
+	.points = SI_TP_QUEUE,
+	.spill = IRQ_WORK_INIT_HARD(si_hold_spill),
 };
 
-static struct si_hold hold_wheel = { .symbols = si_sym_wheel_fn };
-
-static struct si_hold * const holds[] = {
-	&hold_mod, &hold_try_del, &hold_delete_sync, &hold_shutdown_sync, &hold_wheel,
-};
+static struct si_hold * const holds[] = { &hold_start, &hold_cancel_sync, &hold_queue };
 
 /* ---------------------------------------------------------------------- */
 /* Helpers. */
@@ -227,6 +306,15 @@ static void race_verdict(const char *how, int rounds, const char *window, int re
 	SI_CHECK(!bad, "%s: %d rounds %s", how, bad, wrong);
 	SI_CHECK(reached >= (rounds + 1) / 2, "%s: window reached %d of %d rounds",
 		 how, reached, rounds);
+}
+
+/* The partner's move completed while the victim held the lock it needs. */
+static bool breached(const struct si_hold *h, const char *how, int round)
+{
+	if (h->breached)
+		si_diag("%s round %d: the partner's move completed inside the victim's step (%s)",
+			how, round, si_tp_name(h->held_at));
+	return h->breached;
 }
 
 static bool need_other_cpu(void)
@@ -254,86 +342,121 @@ static void victim_fn(struct si_timer *t)
 /* Is @t expired and queued behind a busy executor (not in the wheel)? */
 static bool queued(struct si_timer *t)
 {
-	return si_timer_pending(t) && !timer_pending(&t->wheel);
+	return si_timer_pending(t) && !si_in_wheel(t);
 }
 
 /*
- * A timer is queued only behind a callback its executor runs, and the
- * timer vectors of that CPU wait for the callback, so the one timer that
- * can be queued there is the running one, re-armed: invariant 5 of
- * timer.c. The victim's first run keeps its executor busy until released.
+ * A timer stays queued only behind a callback its executor runs. Two
+ * timers due in the same jiffy on one executor are collected onto its
+ * queue together; the callback of whichever runs first keeps the executor
+ * busy until released (the batch ends after it: it outlasts batch_us), and
+ * the other waits on the queue.
  */
-struct self_queued {
+struct queued_pair;
+
+struct pair_timer {
 	struct si_timer timer;
+	struct queued_pair *pair;
 	atomic_t runs;
 	atomic_t runs_parking;	/* while its executor was asked to park */
+};
+
+struct queued_pair {
+	struct pair_timer t[2];
+	struct pair_timer *busy;	/* whose callback ran first */
+	struct pair_timer *queued;	/* the other */
+	atomic_t started;
 	bool release;
 };
 
-static void self_queued_fn(struct si_timer *t)
+static void pair_fn(struct si_timer *t)
 {
-	struct self_queued *v = si_timer_container_of(v, t, timer);
+	struct pair_timer *pt = si_timer_container_of(pt, t, timer);
+	struct queued_pair *qp = pt->pair;
 
 	if (kthread_should_park())
-		atomic_inc(&v->runs_parking);
-	if (atomic_inc_return(&v->runs) == 1)
-		si_spin_until(READ_ONCE(v->release), 10000);
+		atomic_inc(&pt->runs_parking);
+	atomic_inc(&pt->runs);
+	if (atomic_inc_return(&qp->started) == 1) {
+		WRITE_ONCE(qp->busy, pt);
+		si_spin_until(READ_ONCE(qp->release), 10000);
+	}
 }
 
-/* Start @v on @cpu and queue its next expiry behind its running callback. */
-static bool self_queued_start(struct self_queued *v, int cpu)
+/* Start @qp on @cpu: one callback running there, the other timer queued behind it. */
+static bool queued_pair_start(struct queued_pair *qp, int cpu)
 {
-	memset(v, 0, sizeof(*v));
-	si_test_timer_setup(&v->timer, self_queued_fn, 0);
-	v->timer.expires = jiffies;
-	si_add_timer_on(&v->timer, cpu);
-	if (!SI_CHECK(si_wait_until(atomic_read(&v->runs), 5000),
-		      "callback on CPU %d did not start", cpu))
+	unsigned long expires = jiffies + 2;
+	struct pair_timer *busy;
+	int i;
+
+	memset(qp, 0, sizeof(*qp));
+	for (i = 0; i < 2; i++) {
+		qp->t[i].pair = qp;
+		si_test_timer_setup(&qp->t[i].timer, pair_fn, SI_TIMER_PINNED);
+	}
+	for (i = 0; i < 2; i++) {
+		qp->t[i].timer.expires = expires;
+		si_add_timer_on(&qp->t[i].timer, cpu);
+	}
+	if (!SI_CHECK(si_wait_until(READ_ONCE(qp->busy), 5000),
+		      "no callback started on CPU %d", cpu))
 		return false;
-	/* Expires on this CPU's wheel, is queued on the victim's executor. */
-	si_mod_timer(&v->timer, jiffies);
-	return SI_CHECK(si_wait_until(queued(&v->timer), 5000),
-			"expiry not queued behind the running callback");
+	busy = READ_ONCE(qp->busy);
+	qp->queued = &qp->t[busy == &qp->t[0]];
+	return SI_CHECK(si_wait_until(queued(&qp->queued->timer), 5000),
+			"expiry not queued behind the running callback (in the wheel %d, runs %d)",
+			si_in_wheel(&qp->queued->timer), atomic_read(&qp->queued->runs));
 }
 
-static void self_queued_stop(struct self_queued *v)
+static void queued_pair_stop(struct queued_pair *qp)
 {
-	WRITE_ONCE(v->release, true);
-	si_timer_shutdown_sync(&v->timer);
+	int i;
+
+	WRITE_ONCE(qp->release, true);
+	for (i = 0; i < 2; i++)
+		si_timer_shutdown_sync(&qp->t[i].timer);
 }
 
 /* ---------------------------------------------------------------------- */
 /*
  * 1. A synchronous delete while the callback re-arms itself. The delete is
- * held inside its first step (where a broken one has deleted the wheel
- * timer but not yet looked at the running callback) while the callback
- * re-arms the timer and returns. On return the timer must be idle and
- * never run again.
+ * held inside its locked step, where a broken one has deactivated the
+ * timer but not yet looked at the running callback, while the callback
+ * re-arms the timer and returns. In odd rounds the callback has re-armed
+ * itself once already when the delete starts, so that the hold is in the
+ * deactivation of the pending timer (si_timer_cancel), before the look; in
+ * even rounds the timer is idle and the hold is at the look
+ * (si_timer_cancel_sync), the step that fires in every round of the
+ * delete. The re-arm needs the lock the delete holds: it must wait, then
+ * land, and the callback return, before the delete goes on (the hold's
+ * spill-over, for SETTLE_NS). On return the timer must be idle and never
+ * run again.
  */
 
 struct rearmer {
 	struct si_timer timer;
-	struct si_hold *hold;	/* whichever of the delete's holds fired */
 	atomic_t runs;
 	atomic_t in_callback;
-	atomic_t cancelling;
+	bool prearm;	/* re-arm first thing: the delete finds it pending */
 	bool rearm;
 };
 
 static void rearmer_fn(struct si_timer *t)
 {
 	struct rearmer *r = si_timer_container_of(r, t, timer);
+	struct si_hold *h = &hold_cancel_sync;
 
 	atomic_inc(&r->runs);
+	if (READ_ONCE(r->prearm)) {
+		WRITE_ONCE(r->prearm, false);
+		si_mod_timer(t, jiffies + 10 * HZ);
+	}
 	atomic_set(&r->in_callback, 1);
 	if (READ_ONCE(r->rearm)) {
 		/* Wait until the canceller is held inside its delete. */
-		si_spin_until(atomic_read(&hold_try_del.holding) ||
-			      atomic_read(&hold_delete_sync.holding) ||
-			      atomic_read(&hold_shutdown_sync.holding), SPIN_CAP_MS);
-		atomic_set(&hold_try_del.partner_started, 1);
-		atomic_set(&hold_delete_sync.partner_started, 1);
-		atomic_set(&hold_shutdown_sync.partner_started, 1);
+		si_spin_until(atomic_read(&h->holding), SPIN_CAP_MS);
+		atomic_set(&h->partner_started, 1);
 		WRITE_ONCE(r->rearm, false);
 		/*
 		 * Due well after the canceller goes on, so that a broken
@@ -341,9 +464,7 @@ static void rearmer_fn(struct si_timer *t)
 		 * already run.
 		 */
 		si_mod_timer(t, jiffies + msecs_to_jiffies(REARM_MS));
-		atomic_set(&hold_try_del.partner_done, 1);
-		atomic_set(&hold_delete_sync.partner_done, 1);
-		atomic_set(&hold_shutdown_sync.partner_done, 1);
+		atomic_set(&h->partner_done, 1);
 	}
 	atomic_set(&r->in_callback, 0);
 }
@@ -351,12 +472,16 @@ static void rearmer_fn(struct si_timer *t)
 static void delete_sync_vs_rearm(unsigned int flags, bool shutdown,
 				 const char *how)
 {
-	int round, reached = 0, bad = 0, ret, n;
+	int round, reached = 0, bad = 0, ret, n, in_cancel = 0;
+	struct si_hold *h = &hold_cancel_sync;
 	struct rearmer r;
 
 	for (round = 0; round < ROUNDS && bad < 3; round++) {
+		bool prearm = round & 1;
+
 		memset(&r, 0, sizeof(r));
 		si_test_timer_setup(&r.timer, rearmer_fn, flags | SI_TIMER_PINNED);
+		r.prearm = prearm;
 		r.rearm = true;
 		r.timer.expires = jiffies + 1;
 		si_add_timer_on(&r.timer, other_cpu);
@@ -365,25 +490,19 @@ static void delete_sync_vs_rearm(unsigned int flags, bool shutdown,
 			si_timer_shutdown_sync(&r.timer);
 			break;
 		}
-		hold_try_del.settle_ns = SETTLE_NS;
-		hold_delete_sync.settle_ns = SETTLE_NS;
-		hold_shutdown_sync.settle_ns = SETTLE_NS;
-		si_hold_arm(&hold_try_del, current, 0, NULL);
-		si_hold_arm(&hold_delete_sync, current, 0, NULL);
-		si_hold_arm(&hold_shutdown_sync, current, 0, NULL);
+		h->settle_ns = SETTLE_NS;
+		si_hold_arm(h, current, 0, &r.timer);
 		ret = shutdown ? si_timer_shutdown_sync(&r.timer) :
 				 si_timer_delete_sync(&r.timer);
-		si_hold_disarm(&hold_try_del);
-		si_hold_disarm(&hold_delete_sync);
-		si_hold_disarm(&hold_shutdown_sync);
-		hold_try_del.settle_ns = 0;
-		hold_delete_sync.settle_ns = 0;
-		hold_shutdown_sync.settle_ns = 0;
-		reached += hold_try_del.reached || hold_delete_sync.reached ||
-			   hold_shutdown_sync.reached;
+		si_hold_disarm(h);
+		h->settle_ns = 0;
+		/* Held in the step this round is for. */
+		reached += h->reached &&
+			   h->held_at == (prearm ? SI_TP_CANCEL : SI_TP_CANCEL_SYNC);
+		in_cancel += h->reached && h->held_at == SI_TP_CANCEL;
 		n = atomic_read(&r.runs);
 		if (ret < 0 || ret > 1 || si_timer_pending(&r.timer) ||
-		    atomic_read(&r.in_callback)) {
+		    atomic_read(&r.in_callback) || breached(h, how, round)) {
 			si_diag("%s round %d: returned %d, pending %d, callback running %d",
 				how, round, ret, si_timer_pending(&r.timer),
 				atomic_read(&r.in_callback));
@@ -397,6 +516,7 @@ static void delete_sync_vs_rearm(unsigned int flags, bool shutdown,
 		}
 		si_timer_shutdown_sync(&r.timer);
 	}
+	si_diag("%s: held in the deactivation of the pending timer %d times", how, in_cancel);
 	race_verdict(how, round, "re-armed inside the delete", reached,
 		     "left the timer armed or running", bad);
 }
@@ -632,7 +752,7 @@ SI_CHECKED(t_delete_sync_bh_disabled_other_cpu)
 
 /* ---------------------------------------------------------------------- */
 /*
- * 4. Compound calls against each other and against the handover.
+ * 4. Compound calls against each other and against expiry.
  */
 
 struct partner_call {
@@ -657,52 +777,56 @@ static void partner_fn(void *arg)
 }
 
 /*
- * si_mod_timer_pending() (or si_mod_timer()) on a queued timer, held in
- * mod_timer() (a broken one has taken the timer off the queue and not yet
- * armed it), while the other CPU deletes it. The delete waits for the
- * re-arm and finds the timer pending (1); the queued expiry never runs.
+ * si_mod_timer_pending() (or si_mod_timer()) on a queued timer, held
+ * inside its arming step (si_timer_start: taken off the queue and hooked
+ * into a wheel, under the lock of its home, here this CPU's executor: a
+ * timer whose callback has not started moves to the CPU that re-arms it),
+ * while a third CPU deletes it. The delete waits for the re-arm and finds
+ * the timer pending (1); the queued expiry never runs.
  */
 static void rearm_vs_delete(bool pending_only, const char *how)
 {
 	int round, reached = 0, bad = 0, mod_ret;
 	struct si_ktap_cpu_work w;
 	struct partner_call p;
-	struct self_queued v;
+	struct queued_pair qp;
+	struct si_timer *v;
 
 	for (round = 0; round < ROUNDS && bad < 3; round++) {
-		if (!self_queued_start(&v, other_cpu)) {
-			self_queued_stop(&v);
+		if (!queued_pair_start(&qp, other_cpu)) {
+			queued_pair_stop(&qp);
 			return;
 		}
+		v = &qp.queued->timer;
 		/* Not on the busy CPU, nor on ours while we are held. */
-		p = (struct partner_call){ &hold_mod, &v.timer, si_timer_delete };
+		p = (struct partner_call){ &hold_start, v, si_timer_delete };
 		if (si_ktap_cpu_work_create(&w, third_cpu, partner_fn, &p, false)) {
 			si_fail("cannot create the partner");
-			self_queued_stop(&v);
+			queued_pair_stop(&qp);
 			return;
 		}
-		si_hold_arm(&hold_mod, current, 0, NULL);
+		si_hold_arm(&hold_start, current, 0, v);
 		wake_up_process(w.task);
-		mod_ret = pending_only ? si_mod_timer_pending(&v.timer, jiffies + 10 * HZ) :
-					 si_mod_timer(&v.timer, jiffies + 10 * HZ);
+		mod_ret = pending_only ? si_mod_timer_pending(v, jiffies + 10 * HZ) :
+					 si_mod_timer(v, jiffies + 10 * HZ);
 		si_ktap_cpu_work_finish(&w, 0);
-		reached += hold_mod.reached;
-		if (p.ret != 1 || mod_ret != 1 ||
-		    (si_timer_pending(&v.timer) && (pending_only || hold_mod.reached))) {
+		reached += hold_start.reached;
+		if (p.ret != 1 || mod_ret != 1 || breached(&hold_start, how, round) ||
+		    (si_timer_pending(v) && (pending_only || hold_start.reached))) {
 			si_diag("%s round %d: delete returned %d, re-arm %d, then pending %d",
-				how, round, p.ret, mod_ret, si_timer_pending(&v.timer));
+				how, round, p.ret, mod_ret, si_timer_pending(v));
 			bad++;
 		}
 		/*
 		 * Released first: on PREEMPT_RT the busy callback is an RCU
 		 * reader, which the disarm's synchronize_rcu() would wait out.
 		 */
-		self_queued_stop(&v);
-		si_hold_disarm(&hold_mod);
-		SI_CHECK(atomic_read(&v.runs) == 1, "%s round %d: the cancelled expiry ran",
-			 how, round);
+		queued_pair_stop(&qp);
+		si_hold_disarm(&hold_start);
+		SI_CHECK(atomic_read(&qp.queued->runs) == 0,
+			 "%s round %d: the cancelled expiry ran", how, round);
 	}
-	race_verdict(how, round, "delete made while the re-arm was held in mod_timer()",
+	race_verdict(how, round, "delete made while the re-arm was held in its arming step",
 		     reached, "not atomic", bad);
 }
 
@@ -717,74 +841,210 @@ SI_CHECKED(t_rearm_queued_vs_delete)
 }
 
 /*
- * A call made while the wheel hands the expired timer over: the expiry
- * function, si_timer_wheel_fn(), is held at its entry on the other CPU.
- * si_timer_delete() must find the timer pending, and the common
- * "delete; set expires; add" must then arm it without a warning; a
- * synchronous delete must return 1 and the old expiry never run;
- * si_try_to_del_timer_sync() must return -1 and the callback run.
+ * A re-arm that moves the timer to another executor, against a delete on
+ * a third CPU. A move is two critical sections: off the old home under its
+ * lock, into the new home's wheel under the new home's lock, the timer
+ * SI_STATE_MIGRATING in between, which every caller must wait out (as for
+ * TIMER_MIGRATING). We re-arm a timer armed on the other CPU, which moves
+ * it to this CPU's executor; a decoy held inside its own arming step on
+ * that executor (from the third CPU) keeps us at the door of the new home
+ * with the timer off both homes, while a partner on the other CPU deletes
+ * it. The delete must wait for the move and find the timer pending (1),
+ * and the timer be idle after both.
  */
-enum handover_call { HO_DELETE_ADD, HO_DELETE_SYNC, HO_TRY_TO_DEL, HO_MOD };
+static void door_decoy_fn(void *arg)
+{
+	struct si_timer *decoy = arg;
 
-static int ho_delete(struct si_timer *t)
+	decoy->expires = jiffies + 10 * HZ;
+	si_add_timer_on(decoy, home_cpu);
+}
+
+/* Off its old home and not yet in the new one (by the state it shows). */
+static bool moving(const struct si_timer *t)
+{
+	u32 state = READ_ONCE(t->state);
+
+	return (state & SI_STATE_MIGRATING) || !(state & SI_STATE_PENDING);
+}
+
+/* On the other CPU: once the victim's timer is on its way, the call. */
+static void door_partner_fn(void *arg)
+{
+	struct partner_call *p = arg;
+
+	if (!si_spin_until(moving(p->timer), SPIN_CAP_MS)) {
+		p->ret = INT_MIN;
+		return;
+	}
+	atomic_set(&p->hold->partner_started, 1);
+	p->ret = p->call(p->timer);
+	atomic_set(&p->hold->partner_done, 1);
+}
+
+static void moving_rearm_vs_delete(int (*call)(struct si_timer *), const char *how)
+{
+	int round, reached = 0, bad = 0, mod_ret;
+	struct si_ktap_cpu_work decoy_w, w;
+	struct victim v, decoy;
+	struct partner_call p;
+	bool held;
+
+	for (round = 0; round < ROUNDS && bad < 3; round++) {
+		memset(&v, 0, sizeof(v));
+		memset(&decoy, 0, sizeof(decoy));
+		si_test_timer_setup(&v.timer, victim_fn, 0);
+		si_test_timer_setup(&decoy.timer, victim_fn, 0);
+		v.timer.expires = jiffies + 10 * HZ;
+		si_add_timer_on(&v.timer, other_cpu);
+		p = (struct partner_call){ &hold_start, &v.timer, call };
+		if (si_ktap_cpu_work_create(&decoy_w, third_cpu, door_decoy_fn, &decoy.timer,
+					    false)) {
+			si_fail("cannot create the decoy");
+			si_timer_shutdown_sync(&v.timer);
+			return;
+		}
+		if (si_ktap_cpu_work_create(&w, other_cpu, door_partner_fn, &p, false)) {
+			si_fail("cannot create the partner");
+			wake_up_process(decoy_w.task);
+			si_ktap_cpu_work_finish(&decoy_w, 0);
+			si_timer_shutdown_sync(&v.timer);
+			si_timer_shutdown_sync(&decoy.timer);
+			return;
+		}
+		si_hold_arm(&hold_start, decoy_w.task, 0, &decoy.timer);
+		wake_up_process(decoy_w.task);
+		held = si_spin_until(atomic_read(&hold_start.holding), SPIN_CAP_MS);
+		wake_up_process(w.task);
+		/* Not the expiry it has: mod_timer()'s shortcut would keep it. */
+		mod_ret = si_mod_timer(&v.timer, jiffies + 20 * HZ);
+		si_ktap_cpu_work_finish(&w, 0);
+		si_ktap_cpu_work_finish(&decoy_w, 0);
+		si_hold_disarm(&hold_start);
+		reached += hold_start.reached;
+		if (mod_ret != 1 || breached(&hold_start, how, round) ||
+		    (held && (p.ret != 1 || si_timer_pending(&v.timer)))) {
+			si_diag("%s round %d: re-arm returned %d, delete %d, then pending %d",
+				how, round, mod_ret, p.ret, si_timer_pending(&v.timer));
+			bad++;
+		}
+		si_timer_shutdown_sync(&v.timer);
+		si_timer_shutdown_sync(&decoy.timer);
+	}
+	race_verdict(how, round, "delete made while the re-arm waited at its new home",
+		     reached, "not atomic", bad);
+}
+
+SI_CHECKED(t_moving_rearm_vs_delete)
+{
+	if (third_cpu < 0) {
+		si_skip("needs three online CPUs");
+		return;
+	}
+	moving_rearm_vs_delete(si_timer_delete_sync, "si_timer_delete_sync");
+	moving_rearm_vs_delete(si_try_to_del_timer_sync, "si_try_to_del_timer_sync");
+	moving_rearm_vs_delete(si_timer_delete, "si_timer_delete");
+}
+
+/*
+ * A call made while the timer expires. Expiry is one step under the lock
+ * of the timer's executor: the due timer collected from its wheel onto its
+ * queue (timer.c, invariant 2). It is held inside that step on the other
+ * CPU (si_timer_queue), and held on there after the lock is dropped until
+ * the call returned, so that the call, which must wait for the step, finds
+ * the timer as expiry left it: queued, its callback not started, pending.
+ * The old core had a window here that no longer exists: the wheel's expiry
+ * function handing the timer over to the executor, the callback counted
+ * as running meanwhile. So si_timer_delete() must find the timer pending,
+ * and the common "delete; set expires; add" must then arm it without a
+ * warning; a synchronous delete must return 1 and the old expiry never
+ * run; si_try_to_del_timer_sync() must deactivate it as well (1, never
+ * run: it returned -1 during the handover); si_mod_timer() must find it
+ * pending and the callback run once, at the new expiry.
+ */
+enum expiry_call { EX_DELETE_ADD, EX_DELETE_SYNC, EX_TRY_TO_DEL, EX_MOD };
+
+static int ex_delete(struct si_timer *t)
 {
 	return si_timer_delete(t);
 }
 
-static int ho_try_to_del(struct si_timer *t)
+static int ex_try_to_del(struct si_timer *t)
 {
 	return si_try_to_del_timer_sync(t);
 }
 
-static int ho_mod(struct si_timer *t)
+static int ex_mod(struct si_timer *t)
 {
 	return si_mod_timer(t, jiffies + HZ / 5);
 }
 
-static void at_handover(enum handover_call call, const char *how)
+/*
+ * Armed from the other CPU, so that its expiry runs there, by its executor
+ * or by the wake-up it set (an hrtimer goes to the CPU that starts it),
+ * never here where the call is made.
+ */
+static void ex_arm(void *arg)
+{
+	struct si_timer *t = arg;
+
+	t->expires = jiffies + 1;
+	si_add_timer_on(t, other_cpu);
+}
+
+static void at_expiry(enum expiry_call call, const char *how)
 {
 	static int (* const calls[])(struct si_timer *) = {
-		[HO_DELETE_ADD] = ho_delete, [HO_DELETE_SYNC] = si_timer_delete_sync,
-		[HO_TRY_TO_DEL] = ho_try_to_del, [HO_MOD] = ho_mod,
+		[EX_DELETE_ADD] = ex_delete, [EX_DELETE_SYNC] = si_timer_delete_sync,
+		[EX_TRY_TO_DEL] = ex_try_to_del, [EX_MOD] = ex_mod,
 	};
 	static const int want_ret[] = {
-		[HO_DELETE_ADD] = 1, [HO_DELETE_SYNC] = 1, [HO_TRY_TO_DEL] = -1, [HO_MOD] = 1,
+		[EX_DELETE_ADD] = 1, [EX_DELETE_SYNC] = 1, [EX_TRY_TO_DEL] = 1, [EX_MOD] = 1,
 	};
 	static const int want_runs[] = {
-		[HO_DELETE_ADD] = 1, [HO_DELETE_SYNC] = 0, [HO_TRY_TO_DEL] = 1, [HO_MOD] = 1,
+		[EX_DELETE_ADD] = 1, [EX_DELETE_SYNC] = 0, [EX_TRY_TO_DEL] = 0, [EX_MOD] = 1,
 	};
 	int round, reached = 0, bad = 0, ret;
+	struct si_ktap_cpu_work w;
 	struct victim v;
 
 	for (round = 0; round < ROUNDS / 2 && bad < 3; round++) {
 		unsigned long due;
+		bool inside;
 
 		memset(&v, 0, sizeof(v));
 		si_test_timer_setup(&v.timer, victim_fn, SI_TIMER_PINNED);
-		si_hold_arm(&hold_wheel, NULL, other_cpu, &v.timer.wheel);
-		v.timer.expires = jiffies + 1;
-		si_add_timer_on(&v.timer, other_cpu);
-		if (!si_spin_until(atomic_read(&hold_wheel.holding), SPIN_CAP_MS)) {
-			si_hold_disarm(&hold_wheel);
+		si_hold_arm(&hold_queue, NULL, other_cpu, &v.timer);
+		if (si_ktap_cpu_work_create(&w, other_cpu, ex_arm, &v.timer, false)) {
+			si_fail("cannot create the arming thread");
+			si_hold_disarm(&hold_queue);
+			break;
+		}
+		wake_up_process(w.task);
+		if (!si_spin_until(atomic_read(&hold_queue.holding), SPIN_CAP_MS)) {
+			si_ktap_cpu_work_finish(&w, 0);
+			si_hold_disarm(&hold_queue);
 			si_timer_shutdown_sync(&v.timer);
 			continue;
 		}
-		atomic_set(&hold_wheel.partner_started, 1);
+		atomic_set(&hold_queue.partner_started, 1);
 		ret = calls[call](&v.timer);
-		if (call == HO_DELETE_ADD) {
+		if (call == EX_DELETE_ADD) {
 			v.timer.expires = jiffies + HZ / 5;
 			si_add_timer(&v.timer);
 		}
 		due = v.timer.expires;
-		atomic_set(&hold_wheel.partner_done, 1);
-		si_spin_until(!atomic_read(&hold_wheel.holding), SPIN_CAP_MS);
-		si_hold_disarm(&hold_wheel);
-		reached += hold_wheel.reached;
+		atomic_set(&hold_queue.partner_done, 1);
+		si_spin_until(!atomic_read(&hold_queue.holding), SPIN_CAP_MS);
+		si_ktap_cpu_work_finish(&w, 0);
+		si_hold_disarm(&hold_queue);
+		reached += hold_queue.reached;
+		inside = breached(&hold_queue, how, round);
 		si_wait_until(atomic_read(&v.runs) >= want_runs[call], 2000);
 		/* an extra run would come at the re-armed expiry, 200 ms on */
 		msleep(250);
 		if (ret != want_ret[call] || atomic_read(&v.runs) != want_runs[call] ||
-		    si_timer_pending(&v.timer) ||
+		    si_timer_pending(&v.timer) || inside ||
 		    (atomic_read(&v.runs) && time_before(v.ran_at, due))) {
 			si_diag("%s round %d: ret %d, %d runs (%+ld jiffies from due), pending %d",
 				how, round, ret, atomic_read(&v.runs),
@@ -793,17 +1053,17 @@ static void at_handover(enum handover_call call, const char *how)
 		}
 		si_timer_shutdown_sync(&v.timer);
 	}
-	race_verdict(how, round, "made during the handover", reached, "went wrong", bad);
+	race_verdict(how, round, "made during expiry", reached, "went wrong", bad);
 }
 
-SI_CHECKED(t_calls_at_handover)
+SI_CHECKED(t_calls_at_expiry)
 {
 	if (!need_other_cpu())
 		return;
-	at_handover(HO_DELETE_ADD, "delete, then add");
-	at_handover(HO_DELETE_SYNC, "delete_sync");
-	at_handover(HO_TRY_TO_DEL, "try_to_del_timer_sync");
-	at_handover(HO_MOD, "mod_timer");
+	at_expiry(EX_DELETE_ADD, "delete, then add");
+	at_expiry(EX_DELETE_SYNC, "delete_sync");
+	at_expiry(EX_TRY_TO_DEL, "try_to_del_timer_sync");
+	at_expiry(EX_MOD, "mod_timer");
 }
 
 /* ---------------------------------------------------------------------- */
@@ -830,7 +1090,9 @@ static void softirq_cancel_tasklet(struct tasklet_struct *tl)
 
 	s->tasklet_inside = READ_ONCE(s->in_callback) && in_serving_softirq() &&
 			    !strncmp(current->comm, "si_timer/", 9);
-	s->ret = si_timer_delete_sync(&s->timer);
+	/* elsewhere (RT: ksoftirqd held the BH lock) it is another refusal */
+	if (s->tasklet_inside)
+		s->ret = si_timer_delete_sync(&s->timer);
 }
 
 static void softirq_cancel_fn(struct si_timer *t)
@@ -845,9 +1107,12 @@ static void softirq_cancel_fn(struct si_timer *t)
 	WRITE_ONCE(s->in_callback, false);
 }
 
+#define SOFTIRQ_CANCEL_ATTEMPTS	5
+
 SI_CHECKED(t_delete_sync_from_softirq_in_callback)
 {
 	struct softirq_cancel *s = &softirq_cancel;
+	int attempt;
 
 	if (!need_other_cpu())
 		return;
@@ -860,13 +1125,24 @@ SI_CHECKED(t_delete_sync_from_softirq_in_callback)
 	si_test_timer_setup(&s->timer, softirq_cancel_fn,
 			    SI_TIMER_SOFTINTERRUPTIBLE | SI_TIMER_PINNED);
 	si_expect_warn("from a softirq that interrupted its callback");
-	s->timer.expires = jiffies + 1;
-	si_add_timer_on(&s->timer, other_cpu);
-	SI_CHECK(si_wait_until(atomic_read(&s->started) && !READ_ONCE(s->in_callback), 5000),
-		 "callback did not run");
-	tasklet_kill(&s->tasklet);
-	si_diag("tasklet ran on the executor inside the callback: %d, returned %d",
-		s->tasklet_inside, s->ret);
+	/*
+	 * On RT the callback does not wait for the BH lock to start: when
+	 * ksoftirqd held it (a debug kernel runs every vector there), the
+	 * callback's local_bh_disable() waits for ksoftirqd, which then runs
+	 * the tasklet itself. Try again.
+	 */
+	for (attempt = 1; attempt <= SOFTIRQ_CANCEL_ATTEMPTS && !s->tasklet_inside; attempt++) {
+		atomic_set(&s->started, 0);
+		s->timer.expires = jiffies + 1;
+		si_add_timer_on(&s->timer, other_cpu);
+		if (!SI_CHECK(si_wait_until(atomic_read(&s->started) &&
+					    !READ_ONCE(s->in_callback), 5000),
+			      "callback did not run"))
+			break;
+		tasklet_kill(&s->tasklet);
+	}
+	si_diag("tasklet ran on the executor inside the callback: %d (attempts %d), returned %d",
+		s->tasklet_inside, attempt - 1, s->ret);
 	SI_CHECK(s->tasklet_inside, "window not reached");
 	SI_CHECK(s->ret == -EDEADLK, "returned %d", s->ret);
 	si_timer_shutdown_sync(&s->timer);
@@ -880,14 +1156,14 @@ SI_CHECKED(t_delete_sync_from_softirq_in_callback)
  * The window: the executor's park handler entered with the callback
  * queued, seen by a kprobe on it.
  */
-static struct self_queued *park_watched;
+static struct queued_pair *park_watched;
 static atomic_t park_saw_queued;
 
 static int park_entry(struct kprobe *kp, struct pt_regs *regs)
 {
-	struct self_queued *v = READ_ONCE(park_watched);
+	struct queued_pair *qp = READ_ONCE(park_watched);
 
-	if (v && queued(&v->timer))
+	if (qp && queued(&qp->queued->timer))
 		atomic_inc(&park_saw_queued);
 	return 0;
 }
@@ -926,7 +1202,7 @@ SI_CHECKED(t_park_without_heir)
 {
 	struct task_struct **task;
 	struct si_ktap_cpu_work w;
-	struct self_queued v;
+	struct queued_pair qp;
 	int cpu, ret;
 
 	if (!need_other_cpu())
@@ -948,9 +1224,9 @@ SI_CHECKED(t_park_without_heir)
 			kthread_park(task[cpu]);
 	atomic_set(&park_saw_queued, 0);
 	atomic_set(&park_requested, 0);
-	if (!self_queued_start(&v, other_cpu))
+	if (!queued_pair_start(&qp, other_cpu))
 		goto out_stop;
-	WRITE_ONCE(park_watched, &v);
+	WRITE_ONCE(park_watched, &qp);
 	if (si_ktap_cpu_work_create(&w, home_cpu, park_other, task[other_cpu], false)) {
 		si_fail("cannot create the parking thread");
 		goto out_stop;
@@ -958,17 +1234,17 @@ SI_CHECKED(t_park_without_heir)
 	wake_up_process(w.task);
 	si_spin_until(atomic_read(&park_requested), SPIN_CAP_MS);
 	msleep(20);
-	WRITE_ONCE(v.release, true);
+	WRITE_ONCE(qp.release, true);
 	si_ktap_cpu_work_finish(&w, 0);
 	WRITE_ONCE(park_watched, NULL);
 	si_diag("park handler saw the expiry queued: %d; it then ran %d time(s), %d while parking",
-		atomic_read(&park_saw_queued), atomic_read(&v.runs) - 1,
-		atomic_read(&v.runs_parking));
+		atomic_read(&park_saw_queued), atomic_read(&qp.queued->runs),
+		atomic_read(&qp.queued->runs_parking));
 	SI_CHECK(atomic_read(&park_saw_queued), "window not reached: nothing queued at park");
-	SI_CHECK(atomic_read(&v.runs) == 2, "the queued callback was stranded");
+	SI_CHECK(atomic_read(&qp.queued->runs) == 1, "the queued callback was stranded");
 out_stop:
 	WRITE_ONCE(park_watched, NULL);
-	self_queued_stop(&v);
+	queued_pair_stop(&qp);
 out:
 	for_each_online_cpu(cpu) {
 		if (!task[cpu])
@@ -1165,7 +1441,8 @@ static const struct si_test tests[] = {
 	SI_TEST(t_delete_sync_bh_disabled_same_cpu),
 	SI_TEST(t_delete_sync_bh_disabled_other_cpu),
 	SI_TEST(t_rearm_queued_vs_delete),
-	SI_TEST(t_calls_at_handover),
+	SI_TEST(t_moving_rearm_vs_delete),
+	SI_TEST(t_calls_at_expiry),
 	SI_TEST(t_delete_sync_from_softirq_in_callback),
 	SI_TEST(t_park_without_heir),
 	SI_TEST(t_delete_sync_waits_for_its_callback_only),
@@ -1179,14 +1456,16 @@ static void si_race_main(void *unused)
 	for (i = 0; i < ARRAY_SIZE(holds); i++) {
 		ret = si_hold_register(holds[i]);
 		if (ret)
-			si_ktap_diag("no hold on %s: %d", holds[i]->symbols[0], ret);
+			si_ktap_diag("no hold on %s: %d", holds[i]->name, ret);
 		else
-			si_ktap_diag("hold on %s%s", holds[i]->symbol,
-				     holds[i]->on_return ? " (return)" : "");
+			si_ktap_diag("hold on %s", holds[i]->name);
 	}
 	si_ktap_run(tests, ARRAY_SIZE(tests));
 	for (i = 0; i < ARRAY_SIZE(holds); i++)
 		si_hold_unregister(holds[i]);
+	tracepoint_synchronize_unregister();
+	for (i = 0; i < ARRAY_SIZE(holds); i++)
+		irq_work_sync(&holds[i]->spill);
 }
 
 static int __init si_race_init(void)

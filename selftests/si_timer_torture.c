@@ -335,7 +335,7 @@ static void tt_model_arm(struct tt_slot *s, int ret, unsigned long expires,
 			return;
 		}
 		if (opc == OP_REDUCE) {
-			/* may have moved the wheel timer to this CPU */
+			/* may have moved the timer to this CPU's executor */
 			if (time_before(expires, tt_tail(s)->expires))
 				tt_tail(s)->expires = expires;
 			tt_tail(s)->cpu = -1;
@@ -883,7 +883,7 @@ static int tt_pair_model(int op, struct tt_pstate *st)
 /*
  * Is (@ra, @rb, @fin, @fired) the outcome of some serial order of the two
  * calls and, if the initial arm was due, its expiry? A try_del that
- * returned -1 (callback running or being handed over) must be next to the
+ * returned -1 (callback running) must be next to the
  * expiry and changed nothing.
  */
 static bool tt_pair_explained(int a, int b, int ra, int rb, bool init, bool due,
@@ -1068,9 +1068,9 @@ static void tt_fire_forget(struct rnd_state *r)
 }
 
 /*
- * The handover window on purpose: arm the timer on another CPU for the
+ * The expiry window on purpose: arm the timer on another CPU for the
  * next jiffy, wait for that jiffy, then (after 0-200 us) cancel or modify it
- * while that CPU's wheel may be handing it over to its executor, and at
+ * while its executor's wake-up may be queuing it or its callback starting, and at
  * once arm it again with si_add_timer() if that says it is not pending (the
  * timer_delete(); add_timer() pattern).
  */
@@ -1115,7 +1115,7 @@ static void tt_at_expiry(struct tt_slot *s, struct rnd_state *r)
 	case 1:
 		ret = si_try_to_del_timer_sync(t);
 		tt_model_cancel(s, ret, OP_TRY_DEL);
-		/* running, or being handed over: the window was reached */
+		/* running: the window was reached */
 		if (ret < 0)
 			atomic_long_inc(&tt_at_expiry_busy);
 		break;

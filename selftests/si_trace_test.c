@@ -40,14 +40,15 @@ SI_CHECKED(t_known_sequence)
 		si_timer_delete_sync(&timer);
 		return;
 	}
-	si_timer_delete_sync(&timer);	/* not pending: no event */
+	si_timer_delete_sync(&timer);	/* not pending: cancel_sync only */
 	si_mod_timer(&timer, jiffies + 600 * HZ);
 	SI_CHECK(si_timer_delete(&timer) == 1, "the re-armed timer was not pending");
 	mode = ran_soft ? "soft-interruptible" : "compatible";
 	snprintf(expected, sizeof(expected),
-		 "si_trace_fn si_timer_init:flags=SOFTINTERRUPTIBLE si_timer_start:cpu=%u %s%u %s%s %s%s %s",
+		 "si_trace_fn si_timer_init:flags=SOFTINTERRUPTIBLE si_timer_start:cpu=%u %s%u %s%s %s%s %s %s",
 		 cpu, "si_timer_queue:executor=", cpu, "si_timer_expire_entry:mode=", mode,
-		 "si_timer_expire_exit:mode=", mode, "si_timer_start si_timer_cancel");
+		 "si_timer_expire_exit:mode=", mode, "si_timer_cancel_sync:running=0",
+		 "si_timer_start si_timer_cancel");
 	si_diag("SI_TRACE_EXPECT %s", expected);
 }
 

@@ -151,17 +151,17 @@ SI_CHECKED(t_running_and_queued)
 		      "no blocker ran on CPU %d within 10 s", cpu))
 		return;
 	queued = blocker_running == blocker_heap ? &blocker_static : blocker_heap;
-	/* Expired (the wheel handed it over) but not run: queued. */
-	si_spin_until(!timer_pending(&queued->wheel) && si_timer_pending(queued), 2000);
+	/* Expired (collected from the wheel) but not run: queued. */
+	si_spin_until(!si_in_wheel(queued) && si_timer_pending(queued), 2000);
 	si_diag("blocker in %s memory runs on CPU %d, the other is %s",
 		blocker_running == blocker_heap ? "allocated" : "module",
 		cpu, si_timer_pending(queued) ? "pending" : "not pending");
 	expect("running", "blocker_fn", "sloppy_arm_blockers");
 	if (SI_CHECK(atomic_read(&blockers_started) == 1 && si_timer_pending(queued) &&
-		     !timer_pending(&queued->wheel),
+		     !si_in_wheel(queued),
 		     "the second blocker is not queued: %d started, pending %d, in the wheel %d",
 		     atomic_read(&blockers_started), si_timer_pending(queued),
-		     timer_pending(&queued->wheel)))
+		     si_in_wheel(queued)))
 		expect("queued", "blocker_fn", "sloppy_arm_blockers");
 }
 
