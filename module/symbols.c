@@ -149,6 +149,14 @@ int si_symbols_init(void)
 	return ret;
 }
 
+/* May the function resolved at @addr be called through a pointer? */
+bool si_symbol_callable(unsigned long addr)
+{
+	const char *why;
+
+	return addr && si_func_callable(addr, &why);
+}
+
 /* The address resolved at load for @name, 0 if it was not found. */
 unsigned long si_lookup_name(const char *name)
 {

@@ -8,5 +8,6 @@
 
 int si_symbols_init(void);
 unsigned long si_lookup_name(const char *name);
+bool si_symbol_callable(unsigned long addr);
 
 #endif /* _SI_SYMBOLS_H */

@@ -30,6 +30,7 @@ enum { SI_VECMASK_AUTO, SI_VECMASK_ON, SI_VECMASK_OFF };
 static const char * const si_vecmask_modes[] = { "auto", "on", "off" };
 static int si_vecmask_mode = SI_VECMASK_AUTO;
 static bool si_vecmask_active __read_mostly;
+static bool si_vecmask_tracks_handlers __read_mostly;
 static char si_vecmask_test_fail_hook[64];
 
 static int si_vecmask_mode_set(const char *val, const struct kernel_param *kp)
@@ -99,48 +100,97 @@ static void si_vecmask_raise(unsigned long mask)
 	local_irq_restore(flags);
 }
 
+/*
+ * On PREEMPT_RT a timer vector handler can be in progress on this CPU
+ * while the executor runs: ktimers or ksoftirqd preempted, or blocked on a
+ * sleeping lock inside a timer callback. Masking then must wait for it
+ * (it holds the per-CPU BH lock throughout), or a soft-interruptible
+ * callback would start in the middle of that one. Taking the BH lock on
+ * every mask would also wait for every BH section of the CPU, which is
+ * what soft-interruptible timers are for not doing (B7: a FIFO thread
+ * flooding the CPU with BH work holds it for milliseconds at a time). So
+ * on RT the arch back end marks a timer vector handler in progress
+ * (si_vecmask_cpu.in_handler), and only then does masking wait. A handler
+ * that began before the marking did is waited out here, and one that runs
+ * through the back end's code is waited out before the module goes.
+ */
+static long si_vecmask_bh_barrier(void *unused)
+{
+	local_bh_disable();
+	local_bh_enable();
+	return 0;
+}
+
+static void si_vecmask_bh_barrier_all(void)
+{
+	unsigned int cpu;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		work_on_cpu(cpu, si_vecmask_bh_barrier, NULL);
+	cpus_read_unlock();
+}
+
+static void si_vecmask_track_handlers(void)
+{
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		return;
+	if (!si_vecmask_arch_track()) {
+		pr_info("vecmask: timer vector handlers not tracked: masking waits for the BH lock\n");
+		return;
+	}
+	si_vecmask_bh_barrier_all();
+	WRITE_ONCE(si_vecmask_tracks_handlers, true);
+	pr_info("vecmask: timer vector handlers tracked: masking waits for the BH lock only during one\n");
+}
+
 static void __si_vecmask_disable(unsigned long mask)
 {
 	/*
-	 * On PREEMPT_RT a timer vector handler can be in progress on this
-	 * CPU while we run: ktimers or ksoftirqd preempted, or blocked on a
-	 * sleeping lock inside a timer callback. Masking then would let a
-	 * soft-interruptible callback start in the middle of that one, so
-	 * wait for it: the handler holds the per-CPU BH lock throughout.
-	 * On non-RT softirqs never stop half-way, and this costs a pair.
-	 * The set itself is one irq-safe RMW: a handler on this CPU sees the
-	 * bit or not, and either way does something valid.
+	 * One irq-safe RMW: a handler on this CPU sees the bit or not, and
+	 * either way does something valid. A handler in progress (RT) is
+	 * waited for; without the tracking, whatever holds the BH lock is.
+	 * On non-RT softirqs never stop half-way, and the pair costs little.
 	 */
-	local_bh_disable();
 	this_cpu_or(si_vecmask_cpu.disabled, mask & SI_TIMER_VECTORS);
-	local_bh_enable();
+	barrier();	/* the mask before the look: the same CPU's handler */
+	if (!READ_ONCE(si_vecmask_tracks_handlers) ||
+	    this_cpu_read(si_vecmask_cpu.in_handler)) {
+		local_bh_disable();
+		local_bh_enable();
+	}
 }
 
 static void __si_vecmask_enable(unsigned long mask)
 {
-	unsigned long rerun;
+	unsigned long rerun, flags;
 
 	/*
-	 * With bottom halves disabled no timer vector handler can start on
-	 * this CPU (on PREEMPT_RT we hold the per-CPU BH lock that ktimers
-	 * and ksoftirqd take), so clearing the mask and collecting what was
-	 * deferred under it cannot race with si_vecmask_defer(). Even
-	 * without that, clearing the mask first would be what matters: a
-	 * handler that saw the bit set has recorded its vector before we
-	 * look, and one that starts after runs normally. Vectors still masked
-	 * (by an outer user) keep their deferred bits. local_bh_enable() then
-	 * runs the vectors here and now, or, on 6.1 while ksoftirqd is
-	 * runnable, leaves them to it as it does any vector raised then.
+	 * With irqs off no timer vector handler starts on this CPU (the hooks
+	 * run with preemption off, in a task on RT, at irq exit elsewhere),
+	 * so clearing the mask and collecting what was deferred under it
+	 * cannot race with si_vecmask_defer(). Even without that, clearing
+	 * the mask first would be what matters: a handler that saw the bit
+	 * set has recorded its vector before we look, and one that starts
+	 * after runs normally. Vectors still masked (by an outer user) keep
+	 * their deferred bits. Only if something was deferred do we take the
+	 * BH lock: local_bh_enable() then runs the vectors here and now, or,
+	 * on 6.1 while ksoftirqd is runnable, leaves them to it as it does
+	 * any vector raised then.
 	 */
-	local_bh_disable();
+	local_irq_save(flags);
 	this_cpu_and(si_vecmask_cpu.disabled, ~mask);
 	rerun = this_cpu_read(si_vecmask_cpu.deferred) &
 		~this_cpu_read(si_vecmask_cpu.disabled);
 	if (rerun) {
 		this_cpu_and(si_vecmask_cpu.deferred, ~rerun);
-		si_vecmask_raise(rerun);
+		or_softirq_pending(rerun);
 	}
-	local_bh_enable();
+	local_irq_restore(flags);
+	if (rerun) {
+		local_bh_disable();
+		local_bh_enable();
+	}
 }
 
 void si_vecmask_disable(unsigned long mask)
@@ -241,6 +291,7 @@ int si_vecmask_init(void)
 			why, ERR_PTR(ret));
 		return 0;
 	}
+	si_vecmask_track_handlers();
 	WRITE_ONCE(si_vecmask_active, true);
 	pr_info("vecmask=%s: TIMER and HRTIMER vectors maskable per CPU, self-check passed\n",
 		mode);
@@ -279,6 +330,10 @@ void si_vecmask_exit(void)
 		}
 	}
 	si_vecmask_arch_exit();
+	/* no handler is still in the back end's code (its text goes) */
+	if (si_vecmask_tracks_handlers)
+		si_vecmask_bh_barrier_all();
+	WRITE_ONCE(si_vecmask_tracks_handlers, false);
 	cpus_read_lock();
 	for_each_possible_cpu(cpu) {
 		struct si_vecmask_cpu *vc = per_cpu_ptr(&si_vecmask_cpu, cpu);

@@ -36,6 +36,8 @@ unsigned long si_vecmask_skips(unsigned int cpu, unsigned int vec);
 struct si_vecmask_cpu {
 	unsigned long disabled;		/* masked vectors */
 	unsigned long deferred;		/* raised while masked, not yet rerun */
+	bool in_handler;		/* a timer vector handler runs (tracked) */
+	unsigned long calling;		/* vectors whose handler the back end calls */
 	unsigned long skips[NR_SOFTIRQS];
 };
 DECLARE_PER_CPU(struct si_vecmask_cpu, si_vecmask_cpu);
@@ -59,10 +61,13 @@ static __always_inline bool si_vecmask_defer(unsigned int vec)
  * The arch back end hooks the handlers of SI_TIMER_VECTORS so that they
  * call si_vecmask_defer() first. @fail_hook (test only) names a hook to
  * treat as unresolvable; on failure *@why names what failed.
+ * si_vecmask_arch_track(), after init, makes the hooked handlers keep
+ * si_vecmask_cpu.in_handler set while they run, if it can (true).
  */
 #ifdef CONFIG_X86_64
 int si_vecmask_arch_init(const char *fail_hook, const char **why);
 void si_vecmask_arch_exit(void);
+bool si_vecmask_arch_track(void);
 #else
 static inline int si_vecmask_arch_init(const char *fail_hook,
 				       const char **why)
@@ -73,6 +78,11 @@ static inline int si_vecmask_arch_init(const char *fail_hook,
 
 static inline void si_vecmask_arch_exit(void)
 {
+}
+
+static inline bool si_vecmask_arch_track(void)
+{
+	return false;
 }
 #endif
 

@@ -39,13 +39,68 @@ static noinline notrace void si_vecmask_skipped(void)
 	barrier();
 }
 
+/*
+ * Tracking (PREEMPT_RT, si_vecmask_arch_track()): a handler that is not
+ * skipped goes through si_vecmask_run_tracked() instead, which marks it in
+ * progress and calls it again; the hook lets that second entry through,
+ * told by the vector's bit in si_vecmask_cpu.calling. No other handler
+ * can enter the hook in between on this CPU: this one holds the BH lock.
+ * The cost, a second pass through the hook, is paid by timer vector
+ * dispatches only (B6).
+ */
+typedef void (*si_handler_t)(void *arg);
+
+static si_handler_t si_tracked_handler[NR_SOFTIRQS];
+static bool si_tracking __read_mostly;
+
+/*
+ * Entered at the handler's first instruction, with its caller's return
+ * address and arguments (a struct softirq_action * before 6.11, none
+ * after: passed on as they came). Preemptible on RT, migration disabled.
+ */
+static __always_inline void si_vecmask_run_tracked(unsigned int vec, void *arg)
+{
+	this_cpu_write(si_vecmask_cpu.in_handler, true);
+	barrier();	/* marked before the look; the masking CPU is this one */
+	if (!si_vecmask_defer(vec)) {
+		this_cpu_or(si_vecmask_cpu.calling, BIT(vec));
+		si_tracked_handler[vec](arg);
+	}
+	barrier();
+	this_cpu_write(si_vecmask_cpu.in_handler, false);
+}
+
+static noinline notrace void si_vecmask_run_timer(void *arg)
+{
+	si_vecmask_run_tracked(TIMER_SOFTIRQ, arg);
+}
+
+static noinline notrace void si_vecmask_run_hrtimer(void *arg)
+{
+	si_vecmask_run_tracked(HRTIMER_SOFTIRQ, arg);
+}
+
+static const unsigned long si_vecmask_run[NR_SOFTIRQS] = {
+	[TIMER_SOFTIRQ] = (unsigned long)si_vecmask_run_timer,
+	[HRTIMER_SOFTIRQ] = (unsigned long)si_vecmask_run_hrtimer,
+};
+
 /* Called with preemption off (ftrace's recursion guard). */
 static __always_inline void si_vecmask_hook(unsigned int vec, struct ftrace_regs *fregs)
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
 
-	if (regs && si_vecmask_defer(vec))
+	if (!regs)
+		return;
+	/* ours, marked in progress: run it, masked meanwhile or not */
+	if (unlikely(this_cpu_read(si_vecmask_cpu.calling) & BIT(vec))) {
+		this_cpu_and(si_vecmask_cpu.calling, ~BIT(vec));
+		return;
+	}
+	if (si_vecmask_defer(vec))
 		instruction_pointer_set(regs, (unsigned long)si_vecmask_skipped);
+	else if (READ_ONCE(si_tracking))
+		instruction_pointer_set(regs, si_vecmask_run[vec]);
 }
 
 static void notrace si_hook_timer(unsigned long ip, unsigned long parent_ip,
@@ -140,6 +195,29 @@ void si_vecmask_arch_exit(void)
 		ftrace_free_filter(&h->ops);
 		h->registered = false;
 	}
+	WRITE_ONCE(si_tracking, false);
+}
+
+/*
+ * Track the hooked handlers, if each can be called through a pointer
+ * (symbols.c checks it for IBT and CFI). After this, a handler entering
+ * runs through si_vecmask_run_tracked().
+ */
+bool si_vecmask_arch_track(void)
+{
+	struct si_hook *h;
+
+	for (h = si_hooks; h < si_hooks + ARRAY_SIZE(si_hooks); h++) {
+		unsigned long addr = si_lookup_name(h->name);
+
+		if (!h->registered || !si_symbol_callable(addr)) {
+			pr_info("hook %s: cannot call the handler, not tracked\n", h->name);
+			return false;
+		}
+		si_tracked_handler[h->vec] = (si_handler_t)addr;
+	}
+	WRITE_ONCE(si_tracking, true);
+	return true;
 }
 
 int si_vecmask_arch_init(const char *fail_hook, const char **why)
