@@ -120,7 +120,7 @@ def boot(kernel, timeout, tally, attempt=1):
                 sysrq(proc, "wlt")
                 dumped, deadline = True, time.monotonic() + 20
                 continue
-            if not select.select([fd], [], [], min(deadline, beat) - now)[0]:
+            if not select.select([fd], [], [], max(0, min(deadline, beat) - now))[0]:
                 if time.monotonic() >= beat:
                     print("  ...   %-8s still running, %d s" % (kernel, beat - start), flush=True)
                     beat += 60
