@@ -324,6 +324,13 @@ static bool need_other_cpu(void)
 	return other_cpu >= 0;
 }
 
+static bool need_third_cpu(void)
+{
+	if (third_cpu < 0)
+		si_skip("needs three online CPUs");
+	return third_cpu >= 0;
+}
+
 /* A victim: counts its runs, records when. */
 struct victim {
 	struct si_timer timer;
@@ -832,10 +839,8 @@ static void rearm_vs_delete(bool pending_only, const char *how)
 
 SI_CHECKED(t_rearm_queued_vs_delete)
 {
-	if (third_cpu < 0) {
-		si_skip("needs three online CPUs");
+	if (!need_third_cpu())
 		return;
-	}
 	rearm_vs_delete(true, "si_mod_timer_pending");
 	rearm_vs_delete(false, "si_mod_timer");
 }
@@ -937,10 +942,8 @@ static void moving_rearm_vs_delete(int (*call)(struct si_timer *), const char *h
 
 SI_CHECKED(t_moving_rearm_vs_delete)
 {
-	if (third_cpu < 0) {
-		si_skip("needs three online CPUs");
+	if (!need_third_cpu())
 		return;
-	}
 	moving_rearm_vs_delete(si_timer_delete_sync, "si_timer_delete_sync");
 	moving_rearm_vs_delete(si_try_to_del_timer_sync, "si_try_to_del_timer_sync");
 	moving_rearm_vs_delete(si_timer_delete, "si_timer_delete");
