@@ -58,10 +58,7 @@ struct si_timer {
 	u32			state;
 	unsigned long		armed_at;	/* caller of the last arming call */
 	unsigned long		due;		/* armed: the jiffy it expires in */
-	union {
-		struct list_head	entry;		/* queued: on a queue */
-		struct hlist_node	bucket_node;	/* armed: in home's wheel */
-	};
+	struct hlist_node	node;		/* in home's wheel or on its queue */
 	struct lockdep_map	lockdep_map;	/* empty without CONFIG_LOCKDEP */
 };
 

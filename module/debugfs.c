@@ -124,10 +124,10 @@ static int si_timers_show(struct seq_file *m, void *v)
 		raw_spin_lock_irq(&e->lock);
 		for (k = 0; k < SI_NR_WHEELS; k++)
 			for_each_set_bit(b, e->wheel[k].busy, SI_WHEEL_BUCKETS)
-				hlist_for_each_entry(timer, &e->wheel[k].bucket[b], bucket_node)
+				hlist_for_each_entry(timer, &e->wheel[k].bucket[b], node)
 					si_timer_line(m, cpu, "armed", timer);
 		for (q = 0; q < SI_NR_QUEUES; q++)
-			list_for_each_entry(timer, &e->queue[q], entry)
+			si_fifo_for_each(timer, &e->queue[q])
 				si_timer_line(m, cpu, "queued", timer);
 		raw_spin_unlock_irq(&e->lock);
 	}

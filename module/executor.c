@@ -341,7 +341,7 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 	u64 start, now;
 	int i;
 
-	if (list_empty(&e->queue[q]))
+	if (si_fifo_empty(&e->queue[q]))
 		return false;
 
 	if (q == SI_Q_SOFT && si_vecmask_available()) {
@@ -505,9 +505,9 @@ static struct si_executor *si_executor_hand_over(struct si_executor *e)
 			continue;
 		}
 		for (q = 0; q < SI_NR_QUEUES; q++) {
-			list_for_each_entry(timer, &e->queue[q], entry)
+			si_fifo_for_each(timer, &e->queue[q])
 				si_timer_rehome(timer, heir);
-			list_splice_tail_init(&e->queue[q], &heir->queue[q]);
+			si_fifo_splice_tail(&e->queue[q], &heir->queue[q]);
 		}
 		si_timer_move_wheels(e, heir);
 		raw_spin_unlock(&heir->lock);
@@ -560,7 +560,7 @@ void si_executor_show(struct seq_file *m, unsigned int cpu)
 
 	raw_spin_lock_irq(&e->lock);
 	for (q = 0; q < SI_NR_QUEUES; q++) {
-		list_for_each_entry(timer, &e->queue[q], entry)
+		si_fifo_for_each(timer, &e->queue[q])
 			queued[q]++;
 		ran[q] = e->ran[q];
 	}
@@ -612,7 +612,7 @@ int si_executors_init(int prio)
 		lockdep_set_notrack_class(&e->cb_lock);
 		atomic_set(&e->cb_waiters, 0);
 		for (q = 0; q < SI_NR_QUEUES; q++)
-			INIT_LIST_HEAD(&e->queue[q]);
+			si_fifo_init(&e->queue[q]);
 		memset(e->wheel, 0, sizeof(e->wheel));
 		hrtimer_setup(&e->wake, si_executor_wake_fn, CLOCK_MONOTONIC,
 			      HRTIMER_MODE_ABS_HARD);

@@ -9,6 +9,7 @@
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 #include "compat.h"
+#include "queue.h"
 #include "wheel.h"
 
 /*
@@ -51,7 +52,7 @@ enum si_queue {
  */
 struct si_executor {
 	raw_spinlock_t		lock;
-	struct list_head	queue[SI_NR_QUEUES];
+	struct si_fifo		queue[SI_NR_QUEUES];
 	struct si_wheel		wheel[SI_NR_WHEELS];
 	struct hrtimer		wake;
 	struct timer_list	deferrable_wake;
@@ -84,7 +85,7 @@ static inline struct si_executor *si_executor_of(unsigned int cpu)
 
 static inline bool si_executor_idle(const struct si_executor *e)
 {
-	return list_empty(&e->queue[SI_Q_COMPAT]) && list_empty(&e->queue[SI_Q_SOFT]);
+	return si_fifo_empty(&e->queue[SI_Q_COMPAT]) && si_fifo_empty(&e->queue[SI_Q_SOFT]);
 }
 
 static inline enum si_queue si_queue_of(const struct si_timer *timer)

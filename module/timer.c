@@ -129,7 +129,7 @@ static __always_inline u32 si_unhook(struct si_executor *home, struct si_timer *
 		si_wheel_del(&home->wheel[si_wheel_kind_of(timer)], timer,
 			     (state & SI_STATE_BUCKET) >> SI_STATE_BUCKET_SHIFT);
 	else if (state & SI_STATE_QUEUED)
-		list_del_init(&timer->entry);
+		si_fifo_del(&home->queue[si_queue_of(timer)], timer);
 	return state & ~(SI_STATE_PENDING | SI_STATE_BUCKET);
 }
 
@@ -252,7 +252,7 @@ bool si_timer_collect(struct si_executor *e, enum si_wheel_kind k, unsigned int 
 			earliest = w->earliest[b];
 			goto keep;
 		}
-		hlist_for_each_entry_safe(timer, tmp, &w->bucket[b], bucket_node) {
+		hlist_for_each_entry_safe(timer, tmp, &w->bucket[b], node) {
 			if (time_after(timer->due, now)) {
 				if (!left || time_before(timer->due, earliest))
 					earliest = timer->due;
@@ -262,8 +262,8 @@ bool si_timer_collect(struct si_executor *e, enum si_wheel_kind k, unsigned int 
 			/* earliest[b] stays early: the rest is still due */
 			if (!budget--)
 				return true;
-			__hlist_del(&timer->bucket_node);
-			list_add_tail(&timer->entry, &e->queue[si_queue_of(timer)]);
+			__hlist_del(&timer->node);
+			si_fifo_add(&e->queue[si_queue_of(timer)], timer);
 			si_state_set(timer, (timer->state & ~(SI_STATE_ARMED | SI_STATE_BUCKET)) |
 				     SI_STATE_QUEUED);
 			trace_si_timer_queue(timer, e->cpu);
@@ -294,9 +294,9 @@ struct si_timer *si_timer_take_queued(struct si_executor *e, enum si_queue q)
 {
 	struct si_timer *timer;
 
-	timer = list_first_entry_or_null(&e->queue[q], struct si_timer, entry);
+	timer = si_fifo_first(&e->queue[q]);
 	if (timer) {
-		list_del_init(&timer->entry);
+		si_fifo_del(&e->queue[q], timer);
 		si_state_set(timer, timer->state & ~SI_STATE_QUEUED);
 	}
 	return timer;
@@ -324,10 +324,10 @@ void si_timer_move_wheels(struct si_executor *from, struct si_executor *to)
 			struct si_timer *timer;
 			struct hlist_node *tmp;
 
-			hlist_for_each_entry_safe(timer, tmp, &w->bucket[b], bucket_node) {
+			hlist_for_each_entry_safe(timer, tmp, &w->bucket[b], node) {
 				u32 state = timer->state;
 
-				__hlist_del(&timer->bucket_node);
+				__hlist_del(&timer->node);
 				state &= ~(SI_STATE_CPUMASK | SI_STATE_ARMED | SI_STATE_BUCKET);
 				si_wheel_hook(to, timer, state | to->cpu, timer->due);
 			}
@@ -347,7 +347,7 @@ static void si_timer_init(struct si_timer *timer, si_timer_func_t func,
 	timer->function = func;
 	timer->flags = flags & SI_TIMER_FLAGS_VALID;
 	timer->state = raw_smp_processor_id();
-	INIT_LIST_HEAD(&timer->entry);
+	INIT_HLIST_NODE(&timer->node);
 	lockdep_init_map(&timer->lockdep_map, name, key, 0);
 	trace_si_timer_init(timer);
 }

@@ -35,7 +35,7 @@ static struct si_timer *si_find_owned(struct si_executor *e, struct module *mod,
 
 	for (k = 0; k < SI_NR_WHEELS; k++) {
 		for_each_set_bit(b, e->wheel[k].busy, SI_WHEEL_BUCKETS) {
-			hlist_for_each_entry(timer, &e->wheel[k].bucket[b], bucket_node) {
+			hlist_for_each_entry(timer, &e->wheel[k].bucket[b], node) {
 				if (si_owned(timer, timer->function, mod)) {
 					*where = "armed";
 					return timer;
@@ -44,7 +44,7 @@ static struct si_timer *si_find_owned(struct si_executor *e, struct module *mod,
 		}
 	}
 	for (q = 0; q < SI_NR_QUEUES; q++) {
-		list_for_each_entry(timer, &e->queue[q], entry) {
+		si_fifo_for_each(timer, &e->queue[q]) {
 			if (si_owned(timer, timer->function, mod)) {
 				*where = "queued";
 				return timer;

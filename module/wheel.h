@@ -70,7 +70,7 @@ static __always_inline bool si_wheel_add(struct si_wheel *w, struct si_timer *ti
 {
 	if (!__test_and_set_bit(b, w->busy) || time_before(due, w->earliest[b]))
 		w->earliest[b] = due;
-	hlist_add_head(&timer->bucket_node, &w->bucket[b]);
+	hlist_add_head(&timer->node, &w->bucket[b]);
 	if (w->wake_set && !time_before(due, w->wake_at))
 		return false;
 	w->wake_at = due;
@@ -82,7 +82,7 @@ static __always_inline bool si_wheel_add(struct si_wheel *w, struct si_timer *ti
 static __always_inline void si_wheel_del(struct si_wheel *w, struct si_timer *timer,
 					 unsigned int b)
 {
-	__hlist_del(&timer->bucket_node);
+	__hlist_del(&timer->node);
 	if (hlist_empty(&w->bucket[b]))
 		__clear_bit(b, w->busy);
 }
