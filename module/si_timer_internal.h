@@ -66,6 +66,7 @@ struct si_executor {
 	si_timer_func_t		running_fn;
 	unsigned long		running_armed_at;
 	bool			running_soft;
+	u32			cycles_mult;	/* executor.c: si_now() */
 	unsigned long		ran[SI_NR_QUEUES];
 	/*
 	 * Statistics (debugfs.c): the longest callback, softirqs of each
