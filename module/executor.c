@@ -397,6 +397,7 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 
 	spin_lock(&e->cb_lock);
 	raw_spin_lock_irq(&e->lock);
+	e->running_soft = soft;
 	start = si_now(e);
 	now = start;
 	while ((timer = si_timer_take_queued(e, q))) {
@@ -407,7 +408,6 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 		WRITE_ONCE(e->running, timer);
 		e->running_fn = fn;
 		e->running_armed_at = timer->armed_at;
-		e->running_soft = soft;
 		si_lockdep_copy(&map, timer);
 		raw_spin_unlock_irq(&e->lock);
 
@@ -417,9 +417,8 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 		ns = now - ns;
 
 		raw_spin_lock_irq(&e->lock);
+		/* running_fn and running_armed_at: valid while running is */
 		WRITE_ONCE(e->running, NULL);
-		e->running_fn = NULL;
-		e->ran[q]++;
 		if (ns > e->longest_ns) {
 			e->longest_ns = ns;
 			e->longest_fn = fn;
@@ -429,6 +428,7 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 		    atomic_read(&e->cb_waiters))
 			break;
 	}
+	e->ran[q] += n;
 	if (soft) {
 		for (i = 0; i < NR_SOFTIRQS; i++)
 			e->soft_softirqs[i] += kstat_softirqs_cpu(i, e->cpu) - softirqs[i];
@@ -607,7 +607,7 @@ void si_executor_show(struct seq_file *m, unsigned int cpu)
 			queued[q]++;
 		ran[q] = e->ran[q];
 	}
-	running = e->running_fn;
+	running = e->running ? e->running_fn : NULL;
 	parked = e->parked;
 	raw_spin_unlock_irq(&e->lock);
 
