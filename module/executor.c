@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Per-CPU executor kthreads and their wake-ups: when a timer of an
- * executor's wheel is due, a HARD hrtimer queues it (timer.c) and wakes
+ * executor's wheel is due, a HARD hrtimer queues it (expiry.c) and wakes
  * the thread, which runs the callbacks.
  *
  * Which callback runs where, and the state a timer is in meanwhile, are
@@ -160,19 +160,6 @@ static void si_executor_expire(struct si_executor *e, enum si_wheel_kind k)
 	raw_spin_unlock_irqrestore(&e->lock, flags);
 	if (kick)
 		si_executor_kick(e);
-}
-
-/* The thread queues, a batch's worth at a time, what its wake-ups left. */
-static void si_executor_expire_overdue(struct si_executor *e)
-{
-	int k;
-
-	raw_spin_lock_irq(&e->lock);
-	WRITE_ONCE(e->overdue, false);
-	for (k = 0; k < SI_NR_WHEELS; k++)
-		if (si_timer_collect(e, k, SI_BATCH))
-			WRITE_ONCE(e->overdue, true);
-	raw_spin_unlock_irq(&e->lock);
 }
 
 static enum hrtimer_restart si_executor_wake_fn(struct hrtimer *wake)
@@ -383,7 +370,7 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 	u64 start, now;
 	int i;
 
-	if (si_fifo_empty(&e->queue[q]))
+	if (si_fifo_empty(&e->queue[q]) && !READ_ONCE(e->overdue))
 		return false;
 
 	if (q == SI_Q_SOFT && si_vecmask_available()) {
@@ -400,7 +387,7 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 	e->running_soft = soft;
 	start = si_now(e);
 	now = start;
-	while ((timer = si_timer_take_queued(e, q))) {
+	while ((timer = si_timer_take_next(e, q))) {
 		si_timer_func_t fn = timer->function;
 		struct lockdep_map map;
 		u64 ns;
@@ -457,8 +444,6 @@ static void si_executor_fn(unsigned int cpu)
 	struct si_executor *e = si_executor_of(cpu);
 	bool more;
 
-	if (READ_ONCE(e->overdue))
-		si_executor_expire_overdue(e);
 	more = si_run_batch(e, SI_Q_COMPAT);
 	more |= si_run_batch(e, SI_Q_SOFT);
 	/*
@@ -553,6 +538,8 @@ static struct si_executor *si_executor_hand_over(struct si_executor *e)
 			si_fifo_splice_tail(&e->queue[q], &heir->queue[q]);
 		}
 		si_timer_move_wheels(e, heir);
+		/* due ones among them wake the heir as they arrive */
+		WRITE_ONCE(e->overdue, false);
 		raw_spin_unlock(&heir->lock);
 		return heir;
 	}

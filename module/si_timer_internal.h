@@ -56,7 +56,7 @@ struct si_executor {
 	struct si_wheel		wheel[SI_NR_WHEELS];
 	struct hrtimer		wake;
 	struct timer_list	deferrable_wake;
-	bool			overdue;	/* due timers left in a wheel: queue them */
+	bool			overdue;	/* due timers left in the wheels for the thread */
 	bool			parked;
 	unsigned int		cpu;
 	spinlock_t		cb_lock;	/* held across each batch of callbacks */
@@ -105,9 +105,33 @@ void si_executor_wait_callback(struct si_executor *e);
 
 void si_executor_set_wake(struct si_executor *e, enum si_wheel_kind k);
 
-/* timer.c: a wake-up queues what is due; the executor takes a queued timer. */
+/* Changed under home's lock, read without by si_lock_home() and si_timer_pending() */
+static inline void si_state_set(struct si_timer *timer, u32 state)
+{
+	WRITE_ONCE(timer->state, state);
+}
+
+/*
+ * Into home's wheel, due in jiffy @due; @state not pending. The due jiffy
+ * is kept apart from timer->expires, which its owner may write (for
+ * si_add_timer()) while it is armed: as for a timer_list, that changes
+ * nothing until the next arming call.
+ */
+static __always_inline void si_wheel_hook(struct si_executor *home, struct si_timer *timer,
+					  u32 state, unsigned long due)
+{
+	enum si_wheel_kind k = si_wheel_kind_of(timer);
+	unsigned int b = si_wheel_bucket_of(due);
+
+	timer->due = due;
+	if (si_wheel_add(&home->wheel[k], timer, b, due))
+		si_executor_set_wake(home, k);
+	si_state_set(timer, state | SI_STATE_ARMED | (b << SI_STATE_BUCKET_SHIFT));
+}
+
+/* expiry.c: a wake-up queues what is due; the executor takes the next timer to run. */
 bool si_timer_collect(struct si_executor *e, enum si_wheel_kind k, unsigned int budget);
-struct si_timer *si_timer_take_queued(struct si_executor *e, enum si_queue q);
+struct si_timer *si_timer_take_next(struct si_executor *e, enum si_queue q);
 void si_timer_rehome(struct si_timer *timer, struct si_executor *to);
 void si_timer_move_wheels(struct si_executor *from, struct si_executor *to);
 /* timer.c: unload.c takes a pending timer off its home's lists for good. */

@@ -20,6 +20,8 @@
  *   SI_STATE_SHUTDOWN  arming calls are no-ops until set up again
  *
  *   idle --arm--> ARMED --collected when due--> QUEUED --executor--> running
+ *                   |                                                 ^
+ *                   +------------- taken when due (expiry.c) ---------+
  *
  * ARMED and QUEUED exclude each other; either is "pending": re-arming or
  * cancelling takes the timer back to ARMED or idle and returns 1, exactly
@@ -34,9 +36,10 @@
  *    twins are under the base lock. The exception is theirs too: a delete
  *    that reads the timer idle returns 0 without the lock, ordered before
  *    any arming that races with it.
- * 2. Expiry is one step under home's lock: the wake-up of home's wheel (a
- *    HARD hrtimer, wheel.h) moves what is due from the wheel to the queue.
- *    No timer is ever between the two.
+ * 2. Expiry is one step under home's lock (expiry.c): the wake-up of
+ *    home's wheel (a HARD hrtimer, wheel.h) moves a due timer from the
+ *    wheel to the queue, or, when it left many, the executor takes one
+ *    from the wheel to run it. No timer is ever between two places.
  * 3. Arming puts the timer in the wheel of the arming CPU's executor (of
  *    the given CPU for si_add_timer_on()), as mod_timer() moves a timer to
  *    the local base. When that changes its home, the timer is taken off the
@@ -83,12 +86,6 @@
 			  __t ? "a never set up" : "a NULL");		\
 	})
 
-static void si_state_set(struct si_timer *timer, u32 state)
-{
-	/* Read locklessly by si_lock_home() and si_timer_pending(). */
-	WRITE_ONCE(timer->state, state);
-}
-
 /*
  * Lock the timer's home executor, waiting out a migration. Inline, its
  * flags never in memory: every API call takes it, and B3 (bench/cost.c)
@@ -131,24 +128,6 @@ static __always_inline u32 si_unhook(struct si_executor *home, struct si_timer *
 	else if (state & SI_STATE_QUEUED)
 		si_fifo_del(&home->queue[si_queue_of(timer)], timer);
 	return state & ~(SI_STATE_PENDING | SI_STATE_BUCKET);
-}
-
-/*
- * Into home's wheel, due in jiffy @due; @state not pending. The due jiffy
- * is kept apart from timer->expires, which its owner may write (for
- * si_add_timer()) while it is armed: as for a timer_list, that changes
- * nothing until the next arming call.
- */
-static __always_inline void si_wheel_hook(struct si_executor *home, struct si_timer *timer,
-					  u32 state, unsigned long due)
-{
-	enum si_wheel_kind k = si_wheel_kind_of(timer);
-	unsigned int b = si_wheel_bucket_of(due);
-
-	timer->due = due;
-	if (si_wheel_add(&home->wheel[k], timer, b, due))
-		si_executor_set_wake(home, k);
-	si_state_set(timer, state | SI_STATE_ARMED | (b << SI_STATE_BUCKET_SHIFT));
 }
 
 /*
@@ -224,117 +203,6 @@ void si_timer_evict(struct si_executor *home, struct si_timer *timer)
 {
 	si_disarm(home, timer);
 	si_state_set(timer, timer->state | SI_STATE_SHUTDOWN);
-}
-
-/*
- * Expire the due timers of @e's wheel @k onto @e's queues, and set the
- * wake-up for the rest. @e locked. Buckets whose earliest expiry is later
- * are not looked into. At most @budget timers are queued, so that the
- * section with interrupts off stays short (a HARD hrtimer calls this, on
- * PREEMPT_RT too); returns true if it stopped with more due, the wake-up
- * as it was.
- */
-bool si_timer_collect(struct si_executor *e, enum si_wheel_kind k, unsigned int budget)
-{
-	struct si_wheel *w = &e->wheel[k];
-	unsigned long now = jiffies;
-	unsigned long next = 0;
-	bool any = false;
-	unsigned int b;
-
-	for_each_set_bit(b, w->busy, SI_WHEEL_BUCKETS) {
-		unsigned long earliest = 0;
-		struct si_timer *timer;
-		struct hlist_node *tmp;
-		bool left = false;
-
-		if (time_after(w->earliest[b], now)) {
-			earliest = w->earliest[b];
-			goto keep;
-		}
-		hlist_for_each_entry_safe(timer, tmp, &w->bucket[b], node) {
-			if (time_after(timer->due, now)) {
-				if (!left || time_before(timer->due, earliest))
-					earliest = timer->due;
-				left = true;
-				continue;
-			}
-			/* earliest[b] stays early: the rest is still due */
-			if (!budget--)
-				return true;
-			__hlist_del(&timer->node);
-			si_fifo_add(&e->queue[si_queue_of(timer)], timer);
-			si_state_set(timer, (timer->state & ~(SI_STATE_ARMED | SI_STATE_BUCKET)) |
-				     SI_STATE_QUEUED);
-			trace_si_timer_queue(timer, e->cpu);
-		}
-		if (!left) {
-			__clear_bit(b, w->busy);
-			continue;
-		}
-		w->earliest[b] = earliest;
-keep:
-		if (!any || time_before(earliest, next))
-			next = earliest;
-		any = true;
-	}
-	w->wake_set = any;
-	if (any) {
-		w->wake_at = next;
-		si_executor_set_wake(e, k);
-	}
-	return false;
-}
-
-/*
- * The executor takes the first timer of its queue @q to run its callback.
- * @e locked; @e is the timer's home (invariant 4 keeps it so while it runs).
- */
-struct si_timer *si_timer_take_queued(struct si_executor *e, enum si_queue q)
-{
-	struct si_timer *timer;
-
-	timer = si_fifo_first(&e->queue[q]);
-	if (timer) {
-		si_fifo_del(&e->queue[q], timer);
-		si_state_set(timer, timer->state & ~SI_STATE_QUEUED);
-	}
-	return timer;
-}
-
-/* A queued timer moves to @to with its queue (both executors locked). */
-void si_timer_rehome(struct si_timer *timer, struct si_executor *to)
-{
-	si_state_set(timer, (timer->state & ~SI_STATE_CPUMASK) | to->cpu);
-}
-
-/*
- * A CPU goes down: the armed timers of @from move to the wheels of @to,
- * their expiries unchanged (both executors locked).
- */
-void si_timer_move_wheels(struct si_executor *from, struct si_executor *to)
-{
-	int k;
-
-	for (k = 0; k < SI_NR_WHEELS; k++) {
-		struct si_wheel *w = &from->wheel[k];
-		unsigned int b;
-
-		for_each_set_bit(b, w->busy, SI_WHEEL_BUCKETS) {
-			struct si_timer *timer;
-			struct hlist_node *tmp;
-
-			hlist_for_each_entry_safe(timer, tmp, &w->bucket[b], node) {
-				u32 state = timer->state;
-
-				__hlist_del(&timer->node);
-				state &= ~(SI_STATE_CPUMASK | SI_STATE_ARMED | SI_STATE_BUCKET);
-				si_wheel_hook(to, timer, state | to->cpu, timer->due);
-			}
-		}
-		bitmap_zero(w->busy, SI_WHEEL_BUCKETS);
-		w->wake_set = false;
-	}
 }
 
 static void si_timer_init(struct si_timer *timer, si_timer_func_t func,

@@ -10,7 +10,9 @@
  * B3, B5, B7). Here arming and cancelling are an hlist operation under the
  * lock those calls take anyway, and one HARD hrtimer per executor (a
  * deferrable timer_list for deferrable timers: they keep not waking an
- * idle CPU) moves what is due to the executor's queue and wakes it.
+ * idle CPU) moves what is due to the executor's queue and wakes it
+ * (expiry.c). The buckets the executor still has to take due timers from
+ * are marked in a second bitmap.
  *
  * SI_WHEEL_BUCKETS buckets, hashed by due jiffy, each with the earliest due
  * jiffy it holds; a bitmap of the non-empty ones. A removal leaves the
@@ -38,6 +40,8 @@ enum si_wheel_kind {
 
 struct si_wheel {
 	DECLARE_BITMAP(busy, SI_WHEEL_BUCKETS);
+	/* Buckets the executor takes due timers from (timer.c: si_take_due()) */
+	DECLARE_BITMAP(due, SI_WHEEL_BUCKETS);
 	/* The jiffy the wake-up is set for, if wake_set. */
 	unsigned long		wake_at;
 	bool			wake_set;

@@ -30,6 +30,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <linux/vmalloc.h>
 #include <si_timer.h>
 #include "compat.h"
 #include "si_trace.h"
@@ -562,6 +563,142 @@ SI_CHECKED(t_queued_is_pending)
 		return;
 	for (op = 0; op < Q_NR_OPS; op++)
 		queued_round(op);
+}
+
+/*
+ * More timers due at once than a wake-up queues (expiry.c): the executor
+ * takes the rest straight from its wheel, moving those of the other mode
+ * to their queue, and queues those of a bucket whose first timer is not
+ * due. The bucket holds, in arming order, due timers of both modes, timers
+ * due whole wheel turns (over 30 s) later, then more due ones, so that
+ * every path is taken; the executor is held busy meanwhile, and every
+ * third due timer is deleted while it waits there or on a queue. All are
+ * armed before the first is due (slow kernels: half a second for that),
+ * so that one wake-up finds them.
+ */
+#define MANY_DUE	600
+#define MANY_LATER	40
+
+static int vecmask_available(void);
+
+struct many_item {
+	struct si_timer timer;
+	atomic_t runs;
+	bool serving_softirq;
+	bool later;
+	bool deleted;
+};
+
+static void many_fn(struct si_timer *t)
+{
+	struct many_item *it = si_timer_container_of(it, t, timer);
+
+	it->serving_softirq = in_serving_softirq();
+	smp_wmb();	/* the mode before the count */
+	atomic_inc(&it->runs);
+}
+
+SI_CHECKED(t_many_due_behind_busy)
+{
+	unsigned int n = MANY_DUE + MANY_LATER, i, in_wheel = 0, queued = 0;
+	unsigned int ran = 0, bad_runs = 0, bad_mode = 0, bad_del = 0, still_pending = 0;
+	unsigned long j, later;
+	struct many_item *items;
+	struct probe busy;
+	int ret, avail = vecmask_available();
+
+	if (!need_other_cpu())
+		return;
+	items = vzalloc(array_size(n, sizeof(*items)));
+	if (!SI_CHECK(items, "no memory"))
+		return;
+	if (!start_busy(&busy, other_cpu, RELEASE_CAP_MS))
+		goto out_free;
+	j = jiffies + HZ / 2;
+	later = j + roundup(30 * HZ, SI_WHEEL_BUCKETS);
+	for (i = 0; i < n; i++) {
+		struct many_item *it = &items[i];
+
+		/* the middle MANY_LATER of them later, in the same bucket */
+		it->later = i >= MANY_DUE / 2 && i < MANY_DUE / 2 + MANY_LATER;
+		si_test_timer_setup(&it->timer, many_fn,
+				    SI_TIMER_PINNED | (i & 1 ? SI_TIMER_SOFTINTERRUPTIBLE : 0));
+		it->timer.expires = it->later ? later : j;
+		si_add_timer_on(&it->timer, other_cpu);
+	}
+	SI_CHECK(time_before(jiffies, j), "arming %u timers took over %d ms", n, 500);
+	/* due, and the wake-up has fired: some are queued */
+	si_wait_until(({
+		queued = 0;
+		for (i = 0; i < n; i++)
+			queued += !si_in_wheel(&items[i].timer);
+		time_after(jiffies, j + 1) && queued;
+	}), 5000);
+	queued = 0;
+	for (i = 0; i < n; i++) {
+		if (items[i].later)
+			continue;
+		in_wheel += si_in_wheel(&items[i].timer);
+		queued += si_timer_pending(&items[i].timer) && !si_in_wheel(&items[i].timer);
+	}
+	si_diag("%u due: %u queued by the wake-up, %u left in the wheel for the executor",
+		MANY_DUE, queued, in_wheel);
+	SI_CHECK(queued > 0 && in_wheel > 0 && queued + in_wheel == MANY_DUE,
+		 "window not reached: %u queued, %u in the wheel of %u due (busy callback finished %d)",
+		 queued, in_wheel, MANY_DUE, atomic_read(&busy.finished));
+	for (i = 0; i < n; i += 3) {
+		if (items[i].later)
+			continue;
+		items[i].deleted = true;
+		ret = si_timer_delete(&items[i].timer);
+		SI_CHECK(ret == 1, "delete of due timer %u returned %d", i, ret);
+	}
+	WRITE_ONCE(busy.release, true);
+	si_timer_delete_sync(&busy.timer);
+	SI_CHECK(time_before(jiffies, later), "the timers due later are due already");
+	si_wait_until(({
+		unsigned int left = 0;
+
+		for (i = 0; i < n; i++)
+			left += !items[i].later && !items[i].deleted &&
+				!atomic_read(&items[i].runs);
+		!left;
+	}), 10000);
+	for (i = 0; i < n; i++) {
+		struct many_item *it = &items[i];
+		int runs = atomic_read(&it->runs), want = !it->later && !it->deleted;
+		bool soft = i & 1;
+		/* without the vector mask, soft-interruptible ones run compatible */
+		bool serving = !soft || !avail, mode_known = !soft || avail >= 0;
+
+		smp_rmb();	/* the count before the mode */
+		if (runs != want) {
+			if (!bad_runs++)
+				si_fail("timer %u (%s%s) ran %d times", i,
+					it->later ? "due later" : "due",
+					it->deleted ? ", deleted" : "", runs);
+		}
+		if (runs && mode_known && it->serving_softirq != serving && !bad_mode++)
+			si_fail("timer %u (%s) ran %s softirq-serving state", i,
+				soft ? "soft-interruptible" : "compatible",
+				it->serving_softirq ? "in" : "outside");
+		ran += runs;
+		still_pending += si_timer_pending(&it->timer);
+	}
+	SI_CHECK(!bad_runs && !bad_mode, "%u wrong run counts, %u in the wrong mode",
+		 bad_runs, bad_mode);
+	SI_CHECK(still_pending == MANY_LATER,
+		 "%u pending after the due ones ran, expected the %u due later",
+		 still_pending, MANY_LATER);
+	si_diag("%u callbacks ran", ran);
+	for (i = 0; i < n; i++) {
+		ret = si_timer_delete_sync(&items[i].timer);
+		if (ret != items[i].later && !bad_del++)
+			si_fail("delete_sync of timer %u returned %d", i, ret);
+	}
+	SI_CHECK(!bad_del, "%u delete_sync calls returned the wrong value", bad_del);
+out_free:
+	vfree(items);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1828,6 +1965,7 @@ static const struct si_test tests[] = {
 	SI_TEST(t_return_values),
 	SI_TEST(t_try_to_del_while_running),
 	SI_TEST(t_queued_is_pending),
+	SI_TEST(t_many_due_behind_busy),
 	SI_TEST(t_delete_sync_waits),
 	SI_TEST(t_shutdown_sync_waits_and_stays_off),
 	SI_TEST(t_rearm_periodic),
