@@ -111,19 +111,20 @@ static void si_learn_jiffies_offset(void)
  * than a tick after the earliest the jiffy can begin. Deferrable timers
  * are woken by a deferrable timer_list, as they would expire on the
  * kernel's wheel.
+ *
+ * The hrtimer runs on @e's CPU, as a timer_list runs on its base's: the
+ * wake-up of the thread is then local. hrtimers start on the CPU that
+ * starts them, so another CPU has @e's start it, by IPI (irq_work_queue_on()
+ * is not exported); one in flight reads the latest wake_at. Should the IPI
+ * fail (@e's CPU going down), this CPU starts it.
  */
 #define SI_WAKE_AFTER_EDGE_NS	(20 * NSEC_PER_USEC)
 
-void si_executor_set_wake(struct si_executor *e, enum si_wheel_kind k)
+static void si_executor_start_wake(struct si_executor *e)
 {
-	unsigned long at = e->wheel[k].wake_at, now;
+	unsigned long at = e->wheel[SI_WHEEL_NORMAL].wake_at, now;
 	u64 t, when, latest;
 
-	if (k == SI_WHEEL_DEFERRABLE) {
-		/* the kernel's wheel runs it in the jiffy after its expires */
-		mod_timer(&e->deferrable_wake, at - 1);
-		return;
-	}
 	do {
 		now = READ_ONCE(jiffies);
 		t = ktime_get();
@@ -134,7 +135,38 @@ void si_executor_set_wake(struct si_executor *e, enum si_wheel_kind k)
 		when = time_after(at, now) ? t + TICK_NSEC / 32 : t;
 	else if (when > latest)
 		when = latest;
-	hrtimer_start(&e->wake, ns_to_ktime(when), HRTIMER_MODE_ABS_HARD);
+	hrtimer_start(&e->wake, ns_to_ktime(when), HRTIMER_MODE_ABS_PINNED_HARD);
+}
+
+void si_executor_set_wake(struct si_executor *e, enum si_wheel_kind k)
+{
+	if (k == SI_WHEEL_DEFERRABLE) {
+		/* the kernel's wheel runs it in the jiffy after its expires */
+		mod_timer(&e->deferrable_wake, e->wheel[k].wake_at - 1);
+		return;
+	}
+	if (e->cpu == raw_smp_processor_id()) {
+		si_executor_start_wake(e);
+	} else if (!e->start_pending) {
+		e->start_pending = true;
+		if (smp_call_function_single_async(e->cpu, &e->start_wake)) {
+			e->start_pending = false;
+			si_executor_start_wake(e);
+		}
+	}
+}
+
+/* On @e's CPU (hardirq, also on RT), for another that set its wake-up. */
+static void si_executor_start_wake_fn(void *info)
+{
+	struct si_executor *e = info;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&e->lock, flags);
+	WRITE_ONCE(e->start_pending, false);
+	if (e->wheel[SI_WHEEL_NORMAL].wake_set)
+		si_executor_start_wake(e);
+	raw_spin_unlock_irqrestore(&e->lock, flags);
 }
 
 /*
@@ -645,7 +677,8 @@ int si_executors_init(int prio)
 			si_fifo_init(&e->queue[q]);
 		memset(e->wheel, 0, sizeof(e->wheel));
 		hrtimer_setup(&e->wake, si_executor_wake_fn, CLOCK_MONOTONIC,
-			      HRTIMER_MODE_ABS_HARD);
+			      HRTIMER_MODE_ABS_PINNED_HARD);
+		INIT_CSD(&e->start_wake, si_executor_start_wake_fn, e);
 		timer_setup(&e->deferrable_wake, si_executor_deferrable_wake_fn,
 			    TIMER_DEFERRABLE);
 		e->overdue = false;
@@ -655,6 +688,7 @@ int si_executors_init(int prio)
 		 */
 		e->cpu = cpu;
 		e->parked = false;
+		e->start_pending = false;
 	}
 	return smpboot_register_percpu_thread(&si_executor_threads);
 }
@@ -663,6 +697,15 @@ void si_executors_exit(void)
 {
 	unsigned int cpu;
 
+	/*
+	 * No timer is armed now, so no start_wake IPI is sent: wait for those
+	 * in flight to clear start_pending, then to return (handlers run with
+	 * interrupts off: an RCU read-side section).
+	 */
+	for_each_possible_cpu(cpu)
+		while (READ_ONCE(si_executor_of(cpu)->start_pending))
+			cpu_relax();
+	synchronize_rcu();
 	/* Before the threads go: a wake-up in flight would wake a freed one. */
 	for_each_possible_cpu(cpu) {
 		hrtimer_cancel(&si_executor_of(cpu)->wake);

@@ -6,6 +6,7 @@
 #include <linux/interrupt.h>
 #include <linux/percpu.h>
 #include <linux/hrtimer.h>
+#include <linux/smp.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 #include "compat.h"
@@ -55,6 +56,8 @@ struct si_executor {
 	struct si_fifo		queue[SI_NR_QUEUES];
 	struct si_wheel		wheel[SI_NR_WHEELS];
 	struct hrtimer		wake;
+	call_single_data_t	start_wake;	/* another CPU has us start @wake */
+	bool			start_pending;	/* start_wake sent, not handled yet */
 	struct timer_list	deferrable_wake;
 	bool			overdue;	/* due timers left in the wheels for the thread */
 	bool			parked;
