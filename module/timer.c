@@ -522,7 +522,7 @@ static void si_lockdep_cancel_waits(struct si_timer *timer)
 static int si_delete_sync(struct si_timer *timer, bool shutdown)
 {
 	struct si_executor *home;
-	bool running;
+	bool running, looked = false;
 	int ret = 0, own, refused;
 	unsigned long flags;
 
@@ -544,7 +544,10 @@ static int si_delete_sync(struct si_timer *timer, bool shutdown)
 		if (shutdown)
 			si_state_set(timer, timer->state | SI_STATE_SHUTDOWN);
 		running = home->running == timer;
-		trace_si_timer_cancel_sync(timer, running);
+		/* One event per call: whether it had to wait at all. */
+		if (!looked)
+			trace_si_timer_cancel_sync(timer, running);
+		looked = true;
 		refused = 0;
 		if (running)
 			refused = own ?: si_wait_refused(home);

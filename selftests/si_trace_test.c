@@ -11,52 +11,84 @@
 #include <linux/module.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/smp.h>
 #include <si_timer.h>
 #include "si_test.h"
+#include "si_trace.h"
+
+/*
+ * The callback goes on this long after waking the test, so that the first
+ * synchronous cancel finds it running and waits: one event all the same.
+ */
+#define SI_TRACE_LINGER_MS	50
 
 static struct si_timer timer;
 static DECLARE_COMPLETION(ran);
 static bool ran_soft;
+static atomic_t cancel_looks_running = ATOMIC_INIT(0);
 
 static void si_trace_fn(struct si_timer *t)
 {
 	ran_soft = !softirq_count();
 	complete(&ran);
+	mdelay(SI_TRACE_LINGER_MS);
+}
+
+static void si_trace_saw_cancel_sync(void *data, struct si_timer *t, bool running)
+{
+	if (t == &timer && running)
+		atomic_inc(&cancel_looks_running);
 }
 
 SI_CHECKED(t_known_sequence)
 {
-	unsigned int cpu = cpumask_last(cpu_online_mask);
+	unsigned int cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	static char expected[320];
-	const char *mode;
+	const char *mode, *first_cancel;
 
+	if (cpu >= nr_cpu_ids)
+		cpu = raw_smp_processor_id();
+	if (!SI_CHECK(!register_trace_si_timer_cancel_sync(si_trace_saw_cancel_sync, NULL),
+		      "cannot attach to si_timer_cancel_sync"))
+		return;
 	si_timer_setup(&timer, si_trace_fn, SI_TIMER_SOFTINTERRUPTIBLE);
 	timer.expires = jiffies + 2;
 	si_add_timer_on(&timer, cpu);
 	if (!SI_CHECK(wait_for_completion_timeout(&ran, 10 * HZ),
 		      "callback did not run within 10 s")) {
 		si_timer_delete_sync(&timer);
-		return;
+		goto out;
 	}
 	/*
-	 * Not pending: cancel_sync only. The callback may not have returned
-	 * yet (complete() wakes us first), so running is known only for the
-	 * second one.
+	 * Not pending: cancel_sync only, once per call. The first one most
+	 * likely waits for the lingering callback (running=1, unless this
+	 * thread ran late); the second cannot find it running.
 	 */
 	si_timer_delete_sync(&timer);
+	si_diag("the first delete_sync %s",
+		atomic_read(&cancel_looks_running) ?
+		"found the callback running and waited (window reached)" :
+		"came after the callback returned (window not reached)");
 	si_timer_delete_sync(&timer);
+	first_cancel = atomic_read(&cancel_looks_running) ?
+		       "si_timer_cancel_sync:running=1 si_timer_expire_exit:mode=%s" :
+		       "si_timer_expire_exit:mode=%s si_timer_cancel_sync:running=0";
 	si_mod_timer(&timer, jiffies + 600 * HZ);
 	SI_CHECK(si_timer_delete(&timer) == 1, "the re-armed timer was not pending");
 	mode = ran_soft ? "soft-interruptible" : "compatible";
 	snprintf(expected, sizeof(expected),
-		 "si_trace_fn si_timer_init:flags=SOFTINTERRUPTIBLE si_timer_start:cpu=%u %s%u %s%s %s%s %s %s",
-		 cpu, "si_timer_queue:executor=", cpu, "si_timer_expire_entry:mode=", mode,
-		 "si_timer_expire_exit:mode=", mode,
-		 "si_timer_cancel_sync si_timer_cancel_sync:running=0",
-		 "si_timer_start si_timer_cancel");
+		 "si_trace_fn si_timer_init:flags=SOFTINTERRUPTIBLE si_timer_start:cpu=%u %s%u %s%s ",
+		 cpu, "si_timer_queue:executor=", cpu, "si_timer_expire_entry:mode=", mode);
+	snprintf(expected + strlen(expected), sizeof(expected) - strlen(expected),
+		 first_cancel, mode);
+	strlcat(expected, " si_timer_cancel_sync:running=0 si_timer_start si_timer_cancel",
+		sizeof(expected));
 	si_diag("SI_TRACE_EXPECT %s", expected);
+out:
+	unregister_trace_si_timer_cancel_sync(si_trace_saw_cancel_sync, NULL);
+	tracepoint_synchronize_unregister();
 }
 
 static const struct si_test tests[] = {
