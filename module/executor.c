@@ -332,13 +332,16 @@ static void si_softirqs_read(unsigned int cpu, unsigned int *count)
 /*
  * Every callback is timed, for batch_us and debugfs's longest callback.
  * local_clock() would cost half of what a classic timer's whole expiry
- * does (B5); the CPU's cycle counter costs a few instructions. Each
- * executor measures its rate against local_clock() as its thread starts
- * (cycles_mult, in ns per cycle << SI_CYCLES_SHIFT); where get_cycles()
- * counts nothing, or too slowly for that, local_clock() it is.
+ * does (B5); the CPU's cycle counter costs a few instructions. Its rate is
+ * measured once at load against local_clock() (si_cycles_mult, in ns per
+ * cycle << SI_CYCLES_SHIFT, copied to each executor) and taken to be every
+ * CPU's, as x86's constant TSC is; where get_cycles() counts nothing, or
+ * too slowly for that, local_clock() it is.
  */
 #define SI_CYCLES_SHIFT		20
 #define SI_CYCLES_CALIBRATE_US	2000
+
+static u32 si_cycles_mult __read_mostly;
 
 static u64 si_now(const struct si_executor *e)
 {
@@ -347,25 +350,38 @@ static u64 si_now(const struct si_executor *e)
 	return local_clock();
 }
 
-/* Run by @e's thread, on its CPU: its cycle counter. */
-static void si_calibrate_cycles(struct si_executor *e)
-{
-	u64 c0, t0, c1, t1, mult;
+struct si_clock_sample {
+	u64 cycles;
+	u64 ns;
+};
 
-	local_irq_disable();
-	c0 = get_cycles();
-	t0 = local_clock();
-	local_irq_enable();
+static void si_sample_clocks(void *arg)
+{
+	struct si_clock_sample *s = arg;
+
+	s->cycles = get_cycles();
+	s->ns = local_clock();
+}
+
+/* Both samples on one CPU, its cycle counter and its local_clock(). */
+static void si_calibrate_cycles(void)
+{
+	struct si_clock_sample a, b;
+	unsigned int cpu;
+	u64 mult = 0;
+	int ret;
+
+	cpus_read_lock();
+	cpu = cpumask_first(cpu_online_mask);
+	ret = smp_call_function_single(cpu, si_sample_clocks, &a, 1);
 	usleep_range(SI_CYCLES_CALIBRATE_US, 2 * SI_CYCLES_CALIBRATE_US);
-	local_irq_disable();
-	c1 = get_cycles();
-	t1 = local_clock();
-	local_irq_enable();
-	mult = c1 > c0 ? div64_u64((t1 - t0) << SI_CYCLES_SHIFT, c1 - c0) : 0;
-	e->cycles_mult = mult <= U32_MAX ? mult : 0;
-	if (!e->cycles_mult)
-		pr_info("executor %u: no usable cycle counter, timing callbacks by local_clock()\n",
-			e->cpu);
+	ret = ret ?: smp_call_function_single(cpu, si_sample_clocks, &b, 1);
+	cpus_read_unlock();
+	if (!ret && b.cycles > a.cycles)
+		mult = div64_u64((b.ns - a.ns) << SI_CYCLES_SHIFT, b.cycles - a.cycles);
+	si_cycles_mult = mult <= U32_MAX ? mult : 0;
+	if (!si_cycles_mult)
+		pr_info("no usable cycle counter, timing callbacks by local_clock()\n");
 }
 
 /*
@@ -517,7 +533,7 @@ static int si_executor_set_prio(struct task_struct *task, unsigned int cpu, int 
 
 static void si_executor_setup(unsigned int cpu)
 {
-	si_calibrate_cycles(si_executor_of(cpu));
+	si_executor_of(cpu)->cycles_mult = si_cycles_mult;
 	si_executor_set_prio(current, cpu, READ_ONCE(si_prio));
 	si_executor_unpark(cpu);
 }
@@ -656,6 +672,7 @@ int si_executors_init(int prio)
 
 	si_prio = prio;
 	si_learn_jiffies_offset();
+	si_calibrate_cycles();
 	for_each_possible_cpu(cpu) {
 		struct si_executor *e = si_executor_of(cpu);
 

@@ -17,15 +17,26 @@
 #include "si_timer_internal.h"
 #include "si_trace.h"
 
-/* Due: from bucket @b of @e's wheel @w onto @e's queue. @e locked. */
+/*
+ * Due: out of bucket @b of @e's wheel @w, onto queue @onto or, if NULL,
+ * straight to the thread to run it. @e locked.
+ */
+static __always_inline void si_take_from_bucket(struct si_executor *e, struct si_wheel *w,
+						struct si_timer *timer, unsigned int b,
+						struct si_fifo *onto)
+{
+	si_wheel_del(w, timer, b);
+	if (onto)
+		si_fifo_add(onto, timer);
+	si_state_set(timer, (timer->state & ~(SI_STATE_ARMED | SI_STATE_BUCKET)) |
+		     (onto ? SI_STATE_QUEUED : 0));
+	trace_si_timer_queue(timer, e->cpu);
+}
+
 static __always_inline void si_queue_due(struct si_executor *e, struct si_wheel *w,
 					 struct si_timer *timer, unsigned int b)
 {
-	si_wheel_del(w, timer, b);
-	si_fifo_add(&e->queue[si_queue_of(timer)], timer);
-	si_state_set(timer, (timer->state & ~(SI_STATE_ARMED | SI_STATE_BUCKET)) |
-		     SI_STATE_QUEUED);
-	trace_si_timer_queue(timer, e->cpu);
+	si_take_from_bucket(e, w, timer, b, &e->queue[si_queue_of(timer)]);
 }
 
 /*
@@ -173,9 +184,7 @@ static struct si_timer *si_take_due(struct si_executor *e, enum si_queue q)
 				si_queue_due(e, w, timer, b);
 				continue;
 			}
-			si_wheel_del(w, timer, b);
-			si_state_set(timer, timer->state & ~(SI_STATE_ARMED | SI_STATE_BUCKET));
-			trace_si_timer_queue(timer, e->cpu);
+			si_take_from_bucket(e, w, timer, b, NULL);
 			return timer;
 		}
 	}
@@ -245,14 +254,16 @@ struct si_timer *si_timer_take_next(struct si_executor *e, enum si_queue q)
 	timer = si_take_queued(e, q);
 	if (timer || !e->overdue)
 		return timer;
-	/* The first timer of the normal wheel's first bucket marked due */
+	/*
+	 * The first timer of the normal wheel's first bucket marked due: the
+	 * first step of si_take_due(), repeated here without the slow path's
+	 * frame for the common case of many due in one jiffy (B5).
+	 */
 	b = find_first_bit(w->due, SI_WHEEL_BUCKETS);
 	if (b < SI_WHEEL_BUCKETS) {
 		timer = hlist_entry_safe(w->bucket[b].first, struct si_timer, node);
 		if (timer && !time_after(timer->due, jiffies) && si_queue_of(timer) == q) {
-			si_wheel_del(w, timer, b);
-			si_state_set(timer, timer->state & ~(SI_STATE_ARMED | SI_STATE_BUCKET));
-			trace_si_timer_queue(timer, e->cpu);
+			si_take_from_bucket(e, w, timer, b, NULL);
 			return timer;
 		}
 	}
