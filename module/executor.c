@@ -110,7 +110,10 @@ static void si_learn_jiffies_offset(void)
  * tick later; should the edge not be where it is expected, no later
  * than a tick after the earliest the jiffy can begin. Deferrable timers
  * are woken by a deferrable timer_list, as they would expire on the
- * kernel's wheel.
+ * kernel's wheel: one pinned to @e's CPU, so that it waits for that CPU,
+ * not the arming one, to be busy, as after add_timer_on(). mod_timer()
+ * would move it to the calling CPU, so another CPU adds it again on @e's
+ * (add_timer_on() of a deferrable timer does not wake an idle CPU).
  *
  * The hrtimer runs on @e's CPU, as a timer_list runs on its base's: the
  * wake-up of the thread is then local. hrtimers start on the CPU that
@@ -138,11 +141,25 @@ static void si_executor_start_wake(struct si_executor *e)
 	hrtimer_start(&e->wake, ns_to_ktime(when), HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
+static void si_executor_set_deferrable_wake(struct si_executor *e)
+{
+	struct timer_list *wake = &e->deferrable_wake;
+	/* the kernel's wheel runs it in the jiffy after its expires */
+	unsigned long expires = e->wheel[SI_WHEEL_DEFERRABLE].wake_at - 1;
+
+	if (e->cpu == raw_smp_processor_id() || !cpu_online(e->cpu)) {
+		mod_timer(wake, expires);
+		return;
+	}
+	timer_delete(wake);
+	wake->expires = expires;
+	add_timer_on(wake, e->cpu);
+}
+
 void si_executor_set_wake(struct si_executor *e, enum si_wheel_kind k)
 {
 	if (k == SI_WHEEL_DEFERRABLE) {
-		/* the kernel's wheel runs it in the jiffy after its expires */
-		mod_timer(&e->deferrable_wake, e->wheel[k].wake_at - 1);
+		si_executor_set_deferrable_wake(e);
 		return;
 	}
 	if (e->cpu == raw_smp_processor_id()) {
@@ -697,7 +714,7 @@ int si_executors_init(int prio)
 			      HRTIMER_MODE_ABS_PINNED_HARD);
 		INIT_CSD(&e->start_wake, si_executor_start_wake_fn, e);
 		timer_setup(&e->deferrable_wake, si_executor_deferrable_wake_fn,
-			    TIMER_DEFERRABLE);
+			    TIMER_DEFERRABLE | TIMER_PINNED);
 		e->overdue = false;
 		/*
 		 * Not parked: a CPU coming online may expire timers before its

@@ -296,6 +296,64 @@ SI_CHECKED(t_pinned_runs_where_armed)
 	kfree(p);
 }
 
+/*
+ * A deferrable timer armed for another CPU waits for that CPU to be busy,
+ * not the arming one, as after add_timer_on(): its wake-up queues it
+ * there. The other CPU spins (busy, its tick running) until the callback
+ * ran; the arming CPU sleeps meanwhile, so a wake-up left on it would
+ * queue the timer there, or not before it woke.
+ */
+struct deferrable_watch {
+	struct si_timer *timer;
+	atomic_t queued_on;
+};
+
+static void deferrable_queued(void *data, struct si_timer *timer, unsigned int cpu)
+{
+	struct deferrable_watch *w = data;
+
+	if (timer == w->timer)
+		atomic_cmpxchg(&w->queued_on, -1, raw_smp_processor_id());
+}
+
+/* Busy, yet letting the executor in on a kernel without preemption. */
+static void spin_until_finished(void *arg)
+{
+	struct probe *p = arg;
+	u64 end = ktime_get_ns() + 5 * NSEC_PER_SEC;
+
+	while (!atomic_read(&p->finished) && ktime_get_ns() < end)
+		cond_resched();
+}
+
+SI_CHECKED(t_deferrable_waits_for_its_cpu)
+{
+	struct deferrable_watch w = { .queued_on = ATOMIC_INIT(-1) };
+	struct probe p;
+
+	if (!need_other_cpu())
+		return;
+	probe_init(&p, probe_fn, SI_TIMER_DEFERRABLE);
+	w.timer = &p.timer;
+	if (!SI_CHECK(!register_trace_si_timer_queue(deferrable_queued, &w),
+		      "cannot attach to si_timer_queue"))
+		return;
+	probe_arm_on(&p, other_cpu, 2);
+	run_on_cpu(other_cpu, spin_until_finished, &p, 10000);
+	if (probe_wait(&p, HZ)) {
+		si_diag("armed on CPU %d for CPU %d: queued on CPU %d, ran on CPU %d",
+			home_cpu, other_cpu, atomic_read(&w.queued_on), p.cpu);
+		SI_CHECK(atomic_read(&w.queued_on) == other_cpu, "queued on CPU %d, want %d",
+			 atomic_read(&w.queued_on), other_cpu);
+		SI_CHECK(p.cpu == other_cpu, "ran on CPU %d", p.cpu);
+	} else {
+		si_fail("did not fire within 5 s of CPU %d being busy", other_cpu);
+	}
+	si_timer_delete_sync(&p.timer);
+	unregister_trace_si_timer_queue(deferrable_queued, &w);
+	tracepoint_synchronize_unregister();
+}
+
 /* ---------------------------------------------------------------------- */
 /* 3. Return values. */
 
@@ -1962,6 +2020,7 @@ static const struct si_test tests[] = {
 	SI_TEST(t_fires_on_time),
 	SI_TEST(t_add_timer_on_every_cpu),
 	SI_TEST(t_pinned_runs_where_armed),
+	SI_TEST(t_deferrable_waits_for_its_cpu),
 	SI_TEST(t_return_values),
 	SI_TEST(t_try_to_del_while_running),
 	SI_TEST(t_queued_is_pending),
