@@ -403,18 +403,22 @@ static void bt_si_fn(struct si_timer *t)
 }
 
 /*
- * The si_timer due a jiffy after the timer_list: its wake-up (a HARD
+ * The si_timer due 20 ms after the timer_list: its wake-up (a HARD
  * hrtimer) queues it on its executor while the timer_list callback is
  * blocked (50 ms), and the executor, runnable above the TIMER softirq's
- * thread, must still wait for it.
+ * thread, must still wait for it. Not a jiffy after: on a debug kernel
+ * under TCG the TIMER softirq's thread can take longer than a jiffy to
+ * reach the timer_list, and the si_timer then ran first in every attempt.
  */
+#define BT_SI_AFTER_MS	20
+
 static void bt_arm(void)
 {
 	unsigned long due = jiffies + 2;
 
 	bt.list.expires = due;
 	add_timer_on(&bt.list, cpu);
-	bt.si.expires = due + 1;
+	bt.si.expires = due + max(msecs_to_jiffies(BT_SI_AFTER_MS), 1UL);
 	si_add_timer_on(&bt.si, cpu);
 }
 
