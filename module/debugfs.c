@@ -79,7 +79,7 @@ static int si_stats_show(struct seq_file *m, void *v)
 		raw_spin_lock_irq(&e->lock);
 		memcpy(ran, e->ran, sizeof(ran));
 		memcpy(softirqs, e->soft_softirqs, sizeof(softirqs));
-		longest_ns = e->longest_ns;
+		longest_ns = si_clock_to_ns(e->longest);
 		longest_fn = e->longest_fn;
 		raw_spin_unlock_irq(&e->lock);
 

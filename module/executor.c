@@ -33,6 +33,7 @@
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/jump_label.h>
 #include <linux/kernel_stat.h>
 #include <linux/kthread.h>
 #include <linux/math64.h>
@@ -48,6 +49,7 @@
 
 #define CREATE_TRACE_POINTS
 #include "si_trace.h"
+#include "take.h"
 EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_expire_entry);
 /* For the race tests, which hold callers inside these steps. */
 EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_start);
@@ -349,22 +351,41 @@ static void si_softirqs_read(unsigned int cpu, unsigned int *count)
 /*
  * Every callback is timed, for batch_us and debugfs's longest callback.
  * local_clock() would cost half of what a classic timer's whole expiry
- * does (B5); the CPU's cycle counter costs a few instructions. Its rate is
- * measured once at load against local_clock() (si_cycles_mult, in ns per
- * cycle << SI_CYCLES_SHIFT, copied to each executor) and taken to be every
- * CPU's, as x86's constant TSC is; where get_cycles() counts nothing, or
- * too slowly for that, local_clock() it is.
+ * does (B5); the CPU's cycle counter costs a few instructions, and the run
+ * loop keeps its readings as they are: the batch budget is converted to
+ * cycles once per batch, the longest callback to ns where it is read. The
+ * counter's rate is measured once at load against local_clock()
+ * (si_cycles_mult, in ns per cycle << SI_CYCLES_SHIFT) and taken to be
+ * every CPU's, as x86's constant TSC is; where get_cycles() counts nothing,
+ * or too slowly for that, local_clock() it is.
  */
 #define SI_CYCLES_SHIFT		20
 #define SI_CYCLES_CALIBRATE_US	2000
 
+static DEFINE_STATIC_KEY_TRUE(si_clock_is_cycles);
 static u32 si_cycles_mult __read_mostly;
 
-static u64 si_now(const struct si_executor *e)
+static __always_inline u64 si_now(void)
 {
-	if (likely(e->cycles_mult))
-		return mul_u64_u32_shr(get_cycles(), e->cycles_mult, SI_CYCLES_SHIFT);
+	if (static_branch_likely(&si_clock_is_cycles))
+		return get_cycles();
 	return local_clock();
+}
+
+/* An interval of si_now() readings, in ns. */
+u64 si_clock_to_ns(u64 delta)
+{
+	if (static_branch_likely(&si_clock_is_cycles))
+		return mul_u64_u32_shr(delta, si_cycles_mult, SI_CYCLES_SHIFT);
+	return delta;
+}
+
+static u64 si_ns_to_clock(u64 ns)
+{
+	if (static_branch_likely(&si_clock_is_cycles))
+		return div_u64(min_t(u64, ns, U64_MAX >> SI_CYCLES_SHIFT) << SI_CYCLES_SHIFT,
+			       si_cycles_mult);
+	return ns;
 }
 
 struct si_clock_sample {
@@ -397,8 +418,10 @@ static void si_calibrate_cycles(void)
 	if (!ret && b.cycles > a.cycles)
 		mult = div64_u64((b.ns - a.ns) << SI_CYCLES_SHIFT, b.cycles - a.cycles);
 	si_cycles_mult = mult <= U32_MAX ? mult : 0;
-	if (!si_cycles_mult)
+	if (!si_cycles_mult) {
 		pr_info("no usable cycle counter, timing callbacks by local_clock()\n");
+		static_branch_disable(&si_clock_is_cycles);
+	}
 }
 
 /*
@@ -429,7 +452,7 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 {
 	unsigned int softirqs[NR_SOFTIRQS];
 	struct si_timer *timer;
-	u64 budget = (u64)READ_ONCE(batch_us) * NSEC_PER_USEC;
+	u64 budget = si_ns_to_clock((u64)READ_ONCE(batch_us) * NSEC_PER_USEC);
 	unsigned int n = 0;
 	bool soft = false;
 	u64 start, now;
@@ -450,12 +473,12 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 	spin_lock(&e->cb_lock);
 	raw_spin_lock_irq(&e->lock);
 	e->running_soft = soft;
-	start = si_now(e);
+	start = si_now();
 	now = start;
 	while ((timer = si_timer_take_next(e, q))) {
 		si_timer_func_t fn = timer->function;
 		struct lockdep_map map;
-		u64 ns;
+		u64 took;
 
 		WRITE_ONCE(e->running, timer);
 		e->running_fn = fn;
@@ -464,15 +487,15 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 		raw_spin_unlock_irq(&e->lock);
 
 		si_call(timer, fn, &map, q, soft);
-		ns = now;
-		now = si_now(e);
-		ns = now - ns;
+		took = now;
+		now = si_now();
+		took = now - took;
 
 		raw_spin_lock_irq(&e->lock);
 		/* running_fn and running_armed_at: valid while running is */
 		WRITE_ONCE(e->running, NULL);
-		if (ns > e->longest_ns) {
-			e->longest_ns = ns;
+		if (took > e->longest) {
+			e->longest = took;
 			e->longest_fn = fn;
 		}
 		/* Full, out of time, or a canceller waits: let it in. */
@@ -550,7 +573,6 @@ static int si_executor_set_prio(struct task_struct *task, unsigned int cpu, int 
 
 static void si_executor_setup(unsigned int cpu)
 {
-	si_executor_of(cpu)->cycles_mult = si_cycles_mult;
 	si_executor_set_prio(current, cpu, READ_ONCE(si_prio));
 	si_executor_unpark(cpu);
 }

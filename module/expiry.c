@@ -16,22 +16,7 @@
 #include <linux/bitmap.h>
 #include "si_timer_internal.h"
 #include "si_trace.h"
-
-/*
- * Due: out of bucket @b of @e's wheel @w, onto queue @onto or, if NULL,
- * straight to the thread to run it. @e locked.
- */
-static __always_inline void si_take_from_bucket(struct si_executor *e, struct si_wheel *w,
-						struct si_timer *timer, unsigned int b,
-						struct si_fifo *onto)
-{
-	si_wheel_del(w, timer, b);
-	if (onto)
-		si_fifo_add(onto, timer);
-	si_state_set(timer, (timer->state & ~(SI_STATE_ARMED | SI_STATE_BUCKET)) |
-		     (onto ? SI_STATE_QUEUED : 0));
-	trace_si_timer_queue(timer, e->cpu);
-}
+#include "take.h"
 
 static __always_inline void si_queue_due(struct si_executor *e, struct si_wheel *w,
 					 struct si_timer *timer, unsigned int b)
@@ -197,20 +182,8 @@ static bool si_wheels_marked_due(const struct si_executor *e)
 	       !bitmap_empty(e->wheel[SI_WHEEL_DEFERRABLE].due, SI_WHEEL_BUCKETS);
 }
 
-/* The first timer of queue @q, taken off it. */
-static __always_inline struct si_timer *si_take_queued(struct si_executor *e, enum si_queue q)
-{
-	struct si_timer *timer = si_fifo_first(&e->queue[q]);
-
-	if (timer) {
-		si_fifo_del(&e->queue[q], timer);
-		si_state_set(timer, timer->state & ~SI_STATE_QUEUED);
-	}
-	return timer;
-}
-
 /* si_timer_take_next() when neither of its quick looks found a timer. */
-static noinline struct si_timer *si_take_next_slow(struct si_executor *e, enum si_queue q)
+noinline struct si_timer *si_take_next_slow(struct si_executor *e, enum si_queue q)
 {
 	struct si_timer *timer;
 	bool due;
@@ -236,38 +209,6 @@ static noinline struct si_timer *si_take_next_slow(struct si_executor *e, enum s
 			return NULL;
 		}
 	}
-}
-
-/*
- * The executor takes the next timer to run a callback of queue @q, or
- * NULL: the first of that queue, else, while e->overdue says that a
- * wake-up left due timers in the wheels, one of those. Once per callback:
- * the two usual cases are looked at first, in few instructions (B5). @e
- * locked; @e is the timer's home (invariant 4 keeps it so while it runs).
- */
-struct si_timer *si_timer_take_next(struct si_executor *e, enum si_queue q)
-{
-	struct si_wheel *w = &e->wheel[SI_WHEEL_NORMAL];
-	struct si_timer *timer;
-	unsigned int b;
-
-	timer = si_take_queued(e, q);
-	if (timer || !e->overdue)
-		return timer;
-	/*
-	 * The first timer of the normal wheel's first bucket marked due: the
-	 * first step of si_take_due(), repeated here without the slow path's
-	 * frame for the common case of many due in one jiffy (B5).
-	 */
-	b = find_first_bit(w->due, SI_WHEEL_BUCKETS);
-	if (b < SI_WHEEL_BUCKETS) {
-		timer = hlist_entry_safe(w->bucket[b].first, struct si_timer, node);
-		if (timer && !time_after(timer->due, jiffies) && si_queue_of(timer) == q) {
-			si_take_from_bucket(e, w, timer, b, NULL);
-			return timer;
-		}
-	}
-	return si_take_next_slow(e, q);
 }
 
 /* A queued timer moves to @to with its queue (both executors locked). */

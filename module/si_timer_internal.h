@@ -69,13 +69,12 @@ struct si_executor {
 	si_timer_func_t		running_fn;
 	unsigned long		running_armed_at;
 	bool			running_soft;
-	u32			cycles_mult;	/* executor.c: si_now() */
 	unsigned long		ran[SI_NR_QUEUES];
 	/*
 	 * Statistics (debugfs.c): the longest callback, softirqs of each
 	 * vector that ran on this CPU during soft-interruptible callbacks.
 	 */
-	u64			longest_ns;
+	u64			longest;	/* in si_now() units: si_clock_to_ns() */
 	si_timer_func_t		longest_fn;
 	unsigned long		soft_softirqs[NR_SOFTIRQS];
 };
@@ -104,6 +103,7 @@ int si_executors_set_prio(int prio);
 struct si_executor *si_executor_current(void);
 struct si_executor *si_executor_lock_live(unsigned int cpu) __acquires(e->lock);
 void si_executor_kick(struct si_executor *e);
+u64 si_clock_to_ns(u64 delta);
 void si_executor_wait_callback(struct si_executor *e);
 
 void si_executor_set_wake(struct si_executor *e, enum si_wheel_kind k);
@@ -132,9 +132,8 @@ static __always_inline void si_wheel_hook(struct si_executor *home, struct si_ti
 	si_state_set(timer, state | SI_STATE_ARMED | (b << SI_STATE_BUCKET_SHIFT));
 }
 
-/* expiry.c: a wake-up queues what is due; the executor takes the next timer to run. */
+/* expiry.c: a wake-up queues what is due; take.h: the executor takes the next to run. */
 bool si_timer_collect(struct si_executor *e, enum si_wheel_kind k, unsigned int budget);
-struct si_timer *si_timer_take_next(struct si_executor *e, enum si_queue q);
 void si_timer_rehome(struct si_timer *timer, struct si_executor *to);
 void si_timer_move_wheels(struct si_executor *from, struct si_executor *to);
 /* timer.c: unload.c takes a pending timer off its home's lists for good. */
