@@ -418,7 +418,7 @@ static void bt_arm(void)
 
 	bt.list.expires = due;
 	add_timer_on(&bt.list, cpu);
-	bt.si.expires = due + max(msecs_to_jiffies(BT_SI_AFTER_MS), 1UL);
+	bt.si.expires = due + msecs_to_jiffies(BT_SI_AFTER_MS);
 	si_add_timer_on(&bt.si, cpu);
 }
 

@@ -46,7 +46,8 @@ SI_CHECKED(t_known_sequence)
 {
 	unsigned int cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	static char expected[320];
-	const char *mode, *first_cancel;
+	const char *mode;
+	bool waited;
 
 	if (cpu >= nr_cpu_ids)
 		cpu = raw_smp_processor_id();
@@ -67,24 +68,22 @@ SI_CHECKED(t_known_sequence)
 	 * thread ran late); the second cannot find it running.
 	 */
 	si_timer_delete_sync(&timer);
-	si_diag("the first delete_sync %s",
-		atomic_read(&cancel_looks_running) ?
+	waited = atomic_read(&cancel_looks_running);
+	si_diag("the first delete_sync %s", waited ?
 		"found the callback running and waited (window reached)" :
 		"came after the callback returned (window not reached)");
 	si_timer_delete_sync(&timer);
-	first_cancel = atomic_read(&cancel_looks_running) ?
-		       "si_timer_cancel_sync:running=1 si_timer_expire_exit:mode=%s" :
-		       "si_timer_expire_exit:mode=%s si_timer_cancel_sync:running=0";
 	si_mod_timer(&timer, jiffies + 600 * HZ);
 	SI_CHECK(si_timer_delete(&timer) == 1, "the re-armed timer was not pending");
 	mode = ran_soft ? "soft-interruptible" : "compatible";
+	/* A first cancel that waited comes before the callback's exit. */
 	snprintf(expected, sizeof(expected),
-		 "si_trace_fn si_timer_init:flags=SOFTINTERRUPTIBLE si_timer_start:cpu=%u %s%u %s%s ",
-		 cpu, "si_timer_queue:executor=", cpu, "si_timer_expire_entry:mode=", mode);
-	snprintf(expected + strlen(expected), sizeof(expected) - strlen(expected),
-		 first_cancel, mode);
-	strlcat(expected, " si_timer_cancel_sync:running=0 si_timer_start si_timer_cancel",
-		sizeof(expected));
+		 "si_trace_fn si_timer_init:flags=SOFTINTERRUPTIBLE si_timer_start:cpu=%u %s%u %s%s%s %s%s%s %s %s",
+		 cpu, "si_timer_queue:executor=", cpu, "si_timer_expire_entry:mode=", mode,
+		 waited ? " si_timer_cancel_sync:running=1" : "",
+		 "si_timer_expire_exit:mode=", mode,
+		 waited ? "" : " si_timer_cancel_sync:running=0",
+		 "si_timer_cancel_sync:running=0", "si_timer_start si_timer_cancel");
 	si_diag("SI_TRACE_EXPECT %s", expected);
 out:
 	unregister_trace_si_timer_cancel_sync(si_trace_saw_cancel_sync, NULL);
