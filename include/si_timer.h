@@ -51,6 +51,9 @@ typedef void (*si_timer_func_t)(struct si_timer *timer);
  * The other members are private to the si_timer module.
  */
 struct si_timer {
+	/* private: first, as timer_list's entry, for the expiry's list walk */
+	struct hlist_node	node;		/* in home's wheel or on its queue */
+	/* public: */
 	unsigned long		expires;
 	si_timer_func_t		function;
 	u32			flags;
@@ -58,7 +61,6 @@ struct si_timer {
 	u32			state;
 	unsigned long		armed_at;	/* caller of the last arming call */
 	unsigned long		due;		/* armed: the jiffy it expires in */
-	struct hlist_node	node;		/* in home's wheel or on its queue */
 	struct lockdep_map	lockdep_map;	/* empty without CONFIG_LOCKDEP */
 };
 

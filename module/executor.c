@@ -61,8 +61,13 @@ DEFINE_PER_CPU(struct si_executor, si_executors);
 static DEFINE_PER_CPU(struct task_struct *, si_executor_task);
 static int si_prio;
 
-/* The most callbacks of one queue that a batch runs. */
-#define SI_BATCH	256
+/*
+ * The most callbacks of one queue that a batch runs. batch_us is what ends
+ * a batch; this bounds one should the clock misbehave. Each batch costs
+ * a mode section, cb_lock and a round of the thread loop, a fifth of a
+ * classic expiry per callback at 256 (B5).
+ */
+#define SI_BATCH	4096
 
 /*
  * The time after which a batch starts no more callbacks, as
@@ -298,14 +303,36 @@ static void si_leave_softirq(void)
 }
 
 /*
- * Run one callback, repairing what it leaked as call_timer_fn() does. It
- * may free its timer: from here on only the pointer value is used.
+ * What a callback leaked, repaired as call_timer_fn() does. On RT the BH
+ * count is not part of the preempt count; elsewhere it is, and @bh was
+ * not read.
+ */
+static noinline void si_repair_leak(si_timer_func_t fn, int preempt, unsigned long bh)
+{
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		bh = preempt & SOFTIRQ_MASK;
+	if (softirq_count() != bh) {
+		WARN_ONCE(1, "si_timer: callback %ps left bottom halves disabled: %08lx -> %08lx\n",
+			  fn, bh, (unsigned long)softirq_count());
+		while (softirq_count() > bh)
+			local_bh_enable();
+	}
+	if (preempt_count() != preempt) {
+		WARN_ONCE(1, "si_timer: callback %ps leaked preempt count: %08x -> %08x\n",
+			  fn, preempt, preempt_count());
+		preempt_count_set(preempt);
+	}
+}
+
+/*
+ * Run one callback. It may free its timer: from here on only the pointer
+ * value is used.
  */
 static void si_call(struct si_timer *timer, si_timer_func_t fn,
 		    struct lockdep_map *map, enum si_queue q, bool soft)
 {
 	int preempt = preempt_count();
-	unsigned long bh = softirq_count();
+	unsigned long bh = IS_ENABLED(CONFIG_PREEMPT_RT) ? softirq_count() : 0;
 
 	/*
 	 * Lockdep sees the callback like a timer's, in its mode's subclass
@@ -326,18 +353,10 @@ static void si_call(struct si_timer *timer, si_timer_func_t fn,
 	trace_si_timer_expire_exit(timer, fn, soft);
 	lock_map_release(map);
 
-	/* On RT the BH count is not part of the preempt count: check both. */
-	if (unlikely(softirq_count() != bh)) {
-		WARN_ONCE(1, "si_timer: callback %ps left bottom halves disabled: %08lx -> %08lx\n",
-			  fn, bh, (unsigned long)softirq_count());
-		while (softirq_count() > bh)
-			local_bh_enable();
-	}
-	if (unlikely(preempt_count() != preempt)) {
-		WARN_ONCE(1, "si_timer: callback %ps leaked preempt count: %08x -> %08x\n",
-			  fn, preempt, preempt_count());
-		preempt_count_set(preempt);
-	}
+	/* one branch for both counts: this runs once per expiry (B5) */
+	if (unlikely((preempt_count() ^ preempt) |
+		     (IS_ENABLED(CONFIG_PREEMPT_RT) ? softirq_count() ^ bh : 0)))
+		si_repair_leak(fn, preempt, bh);
 }
 
 static void si_softirqs_read(unsigned int cpu, unsigned int *count)
@@ -455,7 +474,7 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 	u64 budget = si_ns_to_clock((u64)READ_ONCE(batch_us) * NSEC_PER_USEC);
 	unsigned int n = 0;
 	bool soft = false;
-	u64 start, now;
+	u64 deadline, now;
 	int i;
 
 	if (si_fifo_empty(&e->queue[q]) && !READ_ONCE(e->overdue))
@@ -473,8 +492,9 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 	spin_lock(&e->cb_lock);
 	raw_spin_lock_irq(&e->lock);
 	e->running_soft = soft;
-	start = si_now();
-	now = start;
+	now = si_now();
+	/* clamped so that the deadline cannot wrap: the clocks start near 0 */
+	deadline = now + min(budget, U64_MAX / 2);
 	while ((timer = si_timer_take_next(e, q))) {
 		si_timer_func_t fn = timer->function;
 		struct lockdep_map map;
@@ -491,18 +511,22 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 		now = si_now();
 		took = now - took;
 
+		/*
+		 * e->running stays until the batch ends: the lock is held from
+		 * here until it names the next callback, so none sees it stale.
+		 */
 		raw_spin_lock_irq(&e->lock);
-		/* running_fn and running_armed_at: valid while running is */
-		WRITE_ONCE(e->running, NULL);
 		if (took > e->longest) {
 			e->longest = took;
 			e->longest_fn = fn;
 		}
 		/* Full, out of time, or a canceller waits: let it in. */
-		if (++n == SI_BATCH || now - start >= budget ||
+		if (++n == SI_BATCH || now >= deadline ||
 		    atomic_read(&e->cb_waiters))
 			break;
 	}
+	/* running_fn and running_armed_at: valid while running is */
+	WRITE_ONCE(e->running, NULL);
 	e->ran[q] += n;
 	if (soft) {
 		for (i = 0; i < NR_SOFTIRQS; i++)

@@ -62,10 +62,10 @@ static __always_inline struct si_timer *si_timer_take_next(struct si_executor *e
 	 * first step of si_take_due(), repeated here without the slow path's
 	 * frame for the common case of many due in one jiffy (B5).
 	 */
-	b = find_first_bit(w->due, SI_WHEEL_BUCKETS);
-	if (b < SI_WHEEL_BUCKETS) {
+	if (w->due[0]) {
+		b = __ffs(w->due[0]);
 		timer = hlist_entry_safe(w->bucket[b].first, struct si_timer, node);
-		if (timer && !time_after(timer->due, jiffies) && si_queue_of(timer) == q) {
+		if (likely(timer && !time_after(timer->due, jiffies) && si_queue_of(timer) == q)) {
 			si_take_from_bucket(e, w, timer, b, NULL);
 			return timer;
 		}

@@ -29,8 +29,10 @@
 #include <linux/list.h>
 #include <si_timer.h>
 
-#define SI_WHEEL_BITS		6
-#define SI_WHEEL_BUCKETS	BIT(SI_WHEEL_BITS)
+/* One word of buckets: the first marked due is one __ffs() (take.h, B5). */
+#define SI_WHEEL_BUCKETS	BITS_PER_LONG
+#define SI_WHEEL_BITS		(BITS_PER_LONG == 64 ? 6 : 5)
+static_assert(BIT(SI_WHEEL_BITS) == SI_WHEEL_BUCKETS);
 
 enum si_wheel_kind {
 	SI_WHEEL_NORMAL,	/* woken by a HARD hrtimer */
