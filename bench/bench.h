@@ -124,16 +124,12 @@ static inline void bench_busy_us(unsigned int us)
 		cpu_relax();
 }
 
-/* Spin until jiffies changes; the time it did, in ns. */
-static inline s64 bench_jiffy_edge(unsigned long *j)
-{
-	unsigned long j0 = jiffies;
-
-	while (READ_ONCE(jiffies) == j0)
-		cpu_relax();
-	*j = READ_ONCE(jiffies);
-	return ktime_get_ns();
-}
+/*
+ * Spin until jiffies changes to *@j; the time that jiffy began, in ns
+ * (common.c: bench_learn_jiffy_edges() at load).
+ */
+s64 bench_jiffy_edge(unsigned long *j);
+void bench_learn_jiffy_edges(void);
 
 /* The benchmarks; each prints its lines. */
 void bench_b1_b2(void);

@@ -4,6 +4,7 @@
  * timer type over every peer, and the device that raises bottom halves.
  */
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -14,6 +15,54 @@ const char *const bench_peer_key[NR_PEERS] = {
 	[P_SI] = "si", [P_COMPAT] = "compat", [P_CLASSIC] = "classic",
 	[P_KDW] = "kdw", [P_DW] = "dw", [P_BASELINE] = "baseline",
 };
+
+/*
+ * Due times are jiffy edges, and a CPU that spins on jiffies sees one
+ * only after the tick that made it, by up to a TCG time slice: more than
+ * 100 us was seen, which made a whole peer's latencies look that much
+ * shorter (B4's negative p50s, B5's classic callbacks "before" their due
+ * time). The edges themselves are exact: the tick keeps them at multiples
+ * of TICK_NSEC of CLOCK_MONOTONIC (tick_init_jiffy_update()), so jiffies
+ * minus the ticks of the clock is a constant. Seeing an edge late only
+ * makes it smaller: the largest of a few samples is the one.
+ */
+#define BENCH_EDGE_SAMPLES	8
+
+static unsigned long bench_jiffies_offset;
+
+static s64 bench_jiffy_seen(unsigned long *j)
+{
+	unsigned long j0 = jiffies;
+
+	while (READ_ONCE(jiffies) == j0)
+		cpu_relax();
+	*j = READ_ONCE(jiffies);
+	return ktime_get_ns();
+}
+
+void bench_learn_jiffy_edges(void)
+{
+	unsigned long j[BENCH_EDGE_SAMPLES], off;
+	s64 seen[BENCH_EDGE_SAMPLES], lag = 0;
+	int i;
+
+	for (i = 0; i < BENCH_EDGE_SAMPLES; i++) {
+		seen[i] = bench_jiffy_seen(&j[i]);
+		off = j[i] - div_u64(seen[i], TICK_NSEC);
+		if (!i || time_after(off, bench_jiffies_offset))
+			bench_jiffies_offset = off;
+	}
+	for (i = 0; i < BENCH_EDGE_SAMPLES; i++)
+		lag = max(lag, seen[i] - (s64)(j[i] - bench_jiffies_offset) * TICK_NSEC);
+	pr_info("SI_BENCH_INFO jiffy edges seen up to %lld us after they began\n",
+		lag / NSEC_PER_USEC);
+}
+
+s64 bench_jiffy_edge(unsigned long *j)
+{
+	bench_jiffy_seen(j);
+	return (s64)(*j - bench_jiffies_offset) * TICK_NSEC;
+}
 
 int bench_samples_alloc(struct bench_samples *s, unsigned int cap)
 {

@@ -101,6 +101,7 @@ static int __init bench_init(void)
 		init_utsname()->release, bench_cpu, num_online_cpus(), HZ,
 		IS_ENABLED(CONFIG_PREEMPT_RT), si_vecmask_available(), bench_quick,
 		only);
+	bench_learn_jiffy_edges();
 	for (i = 0; i < ARRAY_SIZE(benches); i++) {
 		if (!bench_selected(benches[i].id))
 			continue;
