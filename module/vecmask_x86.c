@@ -85,7 +85,11 @@ static const unsigned long si_vecmask_run[NR_SOFTIRQS] = {
 	[HRTIMER_SOFTIRQ] = (unsigned long)si_vecmask_run_hrtimer,
 };
 
-/* Called with preemption off (ftrace's recursion guard). */
+/*
+ * Called with preemption off (ftrace's recursion guard). Tracking is for
+ * PREEMPT_RT only (vecmask.c): elsewhere its two looks are compiled out,
+ * as every timer vector dispatch passes here (B6).
+ */
 static __always_inline void si_vecmask_hook(unsigned int vec, struct ftrace_regs *fregs)
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
@@ -93,13 +97,14 @@ static __always_inline void si_vecmask_hook(unsigned int vec, struct ftrace_regs
 	if (!regs)
 		return;
 	/* ours, marked in progress: run it, masked meanwhile or not */
-	if (unlikely(this_cpu_read(si_vecmask_cpu.calling) & BIT(vec))) {
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) &&
+	    unlikely(this_cpu_read(si_vecmask_cpu.calling) & BIT(vec))) {
 		this_cpu_and(si_vecmask_cpu.calling, ~BIT(vec));
 		return;
 	}
 	if (si_vecmask_defer(vec))
 		instruction_pointer_set(regs, (unsigned long)si_vecmask_skipped);
-	else if (READ_ONCE(si_tracking))
+	else if (IS_ENABLED(CONFIG_PREEMPT_RT) && READ_ONCE(si_tracking))
 		instruction_pointer_set(regs, si_vecmask_run[vec]);
 }
 
