@@ -64,8 +64,8 @@ static int si_prio;
 /*
  * The most callbacks of one queue that a batch runs. batch_us is what ends
  * a batch; this bounds one should the clock misbehave. Each batch costs
- * a mode section, cb_lock and a round of the thread loop, a fifth of a
- * classic expiry per callback at 256 (B5).
+ * a mode section, cb_lock and a round of the thread loop: at 256 that was
+ * a tenth of a classic expiry per callback (B5).
  */
 #define SI_BATCH	4096
 

@@ -8,7 +8,7 @@
 #ifndef _SI_TAKE_H
 #define _SI_TAKE_H
 
-#include <linux/bitmap.h>
+#include <linux/bitops.h>
 #include "si_timer_internal.h"
 
 /*
