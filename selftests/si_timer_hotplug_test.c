@@ -117,13 +117,12 @@ static const unsigned int offline_delays_s[] = { 5, 30 };
 SI_CHECKED(t_pending_timer_fires_after_offline)
 {
 	struct hp_probe a, b;
-	unsigned long armed;
+	unsigned long armed, delay;
 	bool down, late;
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(offline_delays_s); i++) {
-		unsigned long delay = offline_delays_s[i] * HZ;
-
+		delay = offline_delays_s[i] * HZ;
 		hp_init(&a, 0);
 		hp_init(&b, SI_TIMER_PINNED);
 		armed = jiffies;
@@ -149,9 +148,10 @@ SI_CHECKED(t_pending_timer_fires_after_offline)
 	if (down) {
 		SI_CHECK(si_timer_pending(&a.timer), "add_timer_on timer lost at offline");
 		SI_CHECK(si_timer_pending(&b.timer), "pinned timer lost at offline");
-		SI_CHECK(wait_for_completion_timeout(&a.done, 40 * HZ),
+		/* as before the retry: the delay, and 5 s more */
+		SI_CHECK(wait_for_completion_timeout(&a.done, delay + 5 * HZ),
 			 "add_timer_on timer did not fire");
-		SI_CHECK(wait_for_completion_timeout(&b.done, 40 * HZ),
+		SI_CHECK(wait_for_completion_timeout(&b.done, delay + 5 * HZ),
 			 "pinned timer did not fire");
 		si_diag("CPU %d offline: timers fired on CPU %d ('%s') and CPU %d ('%s')",
 			target, a.cpu, a.comm, b.cpu, b.comm);
