@@ -114,7 +114,7 @@ static void si_timer_line(struct seq_file *m, unsigned int cpu, const char *stat
 static int si_timers_show(struct seq_file *m, void *v)
 {
 	struct si_timer *timer;
-	unsigned int cpu, b;
+	unsigned int cpu, i;
 	int k, q;
 
 	seq_puts(m, "home state expires timeout flags function armed_at\n");
@@ -123,8 +123,8 @@ static int si_timers_show(struct seq_file *m, void *v)
 
 		raw_spin_lock_irq(&e->lock);
 		for (k = 0; k < SI_NR_WHEELS; k++)
-			for_each_set_bit(b, e->wheel[k].busy, SI_WHEEL_BUCKETS)
-				hlist_for_each_entry(timer, &e->wheel[k].bucket[b], node)
+			for (i = 0; i < SI_WHEEL_LISTS; i++)
+				hlist_for_each_entry(timer, si_wheel_list(&e->wheel[k], i), node)
 					si_timer_line(m, cpu, "armed", timer);
 		for (q = 0; q < SI_NR_QUEUES; q++)
 			si_fifo_for_each(timer, &e->queue[q])

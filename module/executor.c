@@ -57,7 +57,7 @@ EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_cancel);
 EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_queue);
 EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_cancel_sync);
 
-DEFINE_PER_CPU(struct si_executor, si_executors);
+struct si_executor __percpu *si_executors __read_mostly;
 static DEFINE_PER_CPU(struct task_struct *, si_executor_task);
 static int si_prio;
 
@@ -108,7 +108,7 @@ static void si_learn_jiffies_offset(void)
 }
 
 /*
- * Set @e's wake-up for its wheel @k's wake_at jiffy. @e locked (raw, irqs
+ * Set @e's wake-up for its wheel @k's next jiffy. @e locked (raw, irqs
  * off), which both the hrtimer and the timer_list allow under them.
  *
  * The HARD hrtimer is set for the edge of that jiffy, a little after the
@@ -125,14 +125,14 @@ static void si_learn_jiffies_offset(void)
  * The hrtimer runs on @e's CPU, as a timer_list runs on its base's: the
  * wake-up of the thread is then local. hrtimers start on the CPU that
  * starts them, so another CPU has @e's start it, by IPI (irq_work_queue_on()
- * is not exported); one in flight reads the latest wake_at. Should the IPI
+ * is not exported); one in flight reads the latest next. Should the IPI
  * fail (@e's CPU going down), this CPU starts it.
  */
 #define SI_WAKE_AFTER_EDGE_NS	(20 * NSEC_PER_USEC)
 
 static void si_executor_start_wake(struct si_executor *e)
 {
-	unsigned long at = e->wheel[SI_WHEEL_NORMAL].wake_at, now;
+	unsigned long at = e->wheel[SI_WHEEL_NORMAL].next, now;
 	u64 t, when, latest;
 
 	do {
@@ -152,7 +152,7 @@ static void si_executor_set_deferrable_wake(struct si_executor *e)
 {
 	struct timer_list *wake = &e->deferrable_wake;
 	/* the kernel's wheel runs it in the jiffy after its expires */
-	unsigned long expires = e->wheel[SI_WHEEL_DEFERRABLE].wake_at - 1;
+	unsigned long expires = e->wheel[SI_WHEEL_DEFERRABLE].next - 1;
 
 	if (e->cpu == raw_smp_processor_id() || !cpu_online(e->cpu)) {
 		mod_timer(wake, expires);
@@ -731,8 +731,11 @@ static struct smp_hotplug_thread si_executor_threads = {
 int si_executors_init(int prio)
 {
 	unsigned int cpu;
-	int q;
+	int q, k, ret;
 
+	si_executors = alloc_percpu(struct si_executor);
+	if (!si_executors)
+		return -ENOMEM;
 	si_prio = prio;
 	si_learn_jiffies_offset();
 	si_calibrate_cycles();
@@ -755,7 +758,8 @@ int si_executors_init(int prio)
 		atomic_set(&e->cb_waiters, 0);
 		for (q = 0; q < SI_NR_QUEUES; q++)
 			si_fifo_init(&e->queue[q]);
-		memset(e->wheel, 0, sizeof(e->wheel));
+		for (k = 0; k < SI_NR_WHEELS; k++)
+			si_wheel_init(&e->wheel[k], jiffies);
 		hrtimer_setup(&e->wake, si_executor_wake_fn, CLOCK_MONOTONIC,
 			      HRTIMER_MODE_ABS_PINNED_HARD);
 		INIT_CSD(&e->start_wake, si_executor_start_wake_fn, e);
@@ -770,7 +774,10 @@ int si_executors_init(int prio)
 		e->parked = false;
 		e->start_pending = false;
 	}
-	return smpboot_register_percpu_thread(&si_executor_threads);
+	ret = smpboot_register_percpu_thread(&si_executor_threads);
+	if (ret)
+		free_percpu(si_executors);
+	return ret;
 }
 
 void si_executors_exit(void)
@@ -803,7 +810,8 @@ void si_executors_exit(void)
 		WARN_ONCE(!si_executor_idle(e),
 			  "si_timer: callbacks left queued on CPU %u at unload\n", cpu);
 		for (k = 0; k < SI_NR_WHEELS; k++)
-			WARN_ONCE(!bitmap_empty(e->wheel[k].busy, SI_WHEEL_BUCKETS),
+			WARN_ONCE(!si_wheel_empty(&e->wheel[k]),
 				  "si_timer: timers left armed on CPU %u at unload\n", cpu);
 	}
+	free_percpu(si_executors);
 }

@@ -5,96 +5,121 @@
  * invariants are timer.c's; everything here runs under the executor's lock.
  *
  * A wake-up of a wheel (a HARD hrtimer; a deferrable timer_list for the
- * deferrable wheel) queues what is due, up to SI_EXPIRE_IRQ (executor.c), so
+ * deferrable wheel) collects the due buckets onto the wheel's expired
+ * lists and queues up to SI_EXPIRE_IRQ (executor.c) of their timers, so
  * that a callback runs soon after a timer is due even behind a long one
  * (QUEUED: si_timer_pending() and cancelling see it as they see an armed
- * timer). A wake-up that leaves due timers behind sets e->overdue, and
- * the thread takes those straight from their buckets as it runs them,
- * with no stop on a queue: for thousands due in one jiffy, that insertion
- * and deletion cost as much as the rest of an expiry (B5).
+ * timer). Its work with interrupts off is bounded whatever the number of
+ * timers armed: collecting a bucket moves a list head, finding the next
+ * due bucket is a bitmap search per level. A wake-up that leaves expired
+ * timers sets e->overdue, and the thread takes those straight from the
+ * expired lists as it runs them, with no stop on a queue: for thousands due
+ * in one jiffy, that insertion and deletion cost as much as the rest of an
+ * expiry (B5).
  */
 #include <linux/bitmap.h>
 #include "si_timer_internal.h"
 #include "si_trace.h"
 #include "take.h"
 
-static __always_inline void si_queue_due(struct si_executor *e, struct si_wheel *w,
-					 struct si_timer *timer, unsigned int b)
+void si_wheel_init(struct si_wheel *w, unsigned long now)
 {
-	si_take_from_bucket(e, w, timer, b, &e->queue[si_queue_of(timer)]);
+	memset(w, 0, sizeof(*w));
+	w->clk = now;
+}
+
+bool si_wheel_empty(const struct si_wheel *w)
+{
+	unsigned int lvl;
+
+	for (lvl = 0; lvl < SI_WHEEL_LEVELS; lvl++)
+		if (!hlist_empty(&w->expired[lvl]))
+			return false;
+	return bitmap_empty(w->pending, SI_WHEEL_BUCKETS);
 }
 
 /*
- * Queue the timers of bucket @b of @w that are due at @now, at most
- * *@budget of them. Returns true if the budget ran out first; otherwise
- * what is left in the bucket is not due and earliest[b] says when it is.
+ * How many buckets of level @lvl from its bucket @slot (wrapping) to the
+ * first pending one, or -1 if none is.
  */
-static bool si_collect_bucket(struct si_executor *e, struct si_wheel *w, unsigned int b,
-			      unsigned long now, unsigned int *budget)
+static int si_wheel_distance(const struct si_wheel *w, unsigned int lvl, unsigned int slot)
 {
-	unsigned long earliest = 0;
-	struct si_timer *timer;
-	struct hlist_node *tmp;
-	bool left = false;
+	unsigned int first = lvl * SI_WHEEL_LVL_SIZE, end = first + SI_WHEEL_LVL_SIZE;
+	unsigned int b = find_next_bit(w->pending, end, first + slot);
 
-	hlist_for_each_entry_safe(timer, tmp, &w->bucket[b], node) {
-		if (time_after(timer->due, now)) {
-			if (!left || time_before(timer->due, earliest))
-				earliest = timer->due;
-			left = true;
-			continue;
-		}
-		/* earliest[b] stays early: the rest is still due */
-		if (!*budget)
-			return true;
-		(*budget)--;
-		si_queue_due(e, w, timer, b);
-	}
-	if (left)
-		w->earliest[b] = earliest;
-	return false;
-}
-
-/* Set the wake-up of @e's wheel @k for @due if it is set for later. */
-static void si_wake_by(struct si_executor *e, enum si_wheel_kind k, unsigned long due)
-{
-	struct si_wheel *w = &e->wheel[k];
-
-	if (w->wake_set && !time_before(due, w->wake_at))
-		return;
-	w->wake_at = due;
-	w->wake_set = true;
-	si_executor_set_wake(e, k);
+	if (b < end)
+		return b - first - slot;
+	b = find_next_bit(w->pending, first + slot, first);
+	return b < first + slot ? b - first + SI_WHEEL_LVL_SIZE - slot : -1;
 }
 
 /*
- * Set the wake-up of @e's wheel @k for its earliest bucket that is not
- * due at @now; with @mark_due, the due ones are marked in w->due for the
- * executor to take from (si_take_due()). Returns true if any is due.
+ * @w->next and @w->wake_set, exact again: the earliest jiffy a pending
+ * bucket is due in, from @w->clk. Level by level, each level's clock
+ * rounded up where the one below has not wrapped yet, as timer.c's
+ * next_timer_interrupt(); a level's bucket due before the next level's
+ * first can be ends the search.
  */
-static bool si_wheel_plan(struct si_executor *e, enum si_wheel_kind k,
-			  unsigned long now, bool mark_due)
+static void si_wheel_recalc(struct si_wheel *w)
 {
-	struct si_wheel *w = &e->wheel[k];
-	unsigned long next = 0;
-	bool any = false, due = false;
-	unsigned int b;
+	unsigned long clk = w->clk, next = 0;
+	bool found = false;
+	unsigned int lvl;
 
-	for_each_set_bit(b, w->busy, SI_WHEEL_BUCKETS) {
-		if (!time_after(w->earliest[b], now)) {
-			due = true;
-			if (mark_due)
-				__set_bit(b, w->due);
-			continue;
+	for (lvl = 0; lvl < SI_WHEEL_LEVELS; lvl++) {
+		unsigned long below = clk & SI_WHEEL_CLK_MASK;
+		int d = si_wheel_distance(w, lvl, clk & SI_WHEEL_LVL_MASK);
+
+		if (d >= 0) {
+			unsigned long at = (clk + d) << SI_WHEEL_LVL_SHIFT(lvl);
+
+			if (!found || time_before(at, next))
+				next = at;
+			found = true;
+			if (d <= ((SI_WHEEL_CLK_MASK + 1 - below) & SI_WHEEL_CLK_MASK))
+				break;
 		}
-		if (!any || time_before(w->earliest[b], next))
-			next = w->earliest[b];
-		any = true;
+		clk = (clk >> SI_WHEEL_CLK_SHIFT) + !!below;
 	}
-	w->wake_set = false;
-	if (any)
-		si_wake_by(e, k, next);
-	return due;
+	w->wake_set = found;
+	if (found)
+		w->next = next;
+}
+
+/*
+ * If a bucket of @w is due at @now: collect the buckets of its jiffy, the
+ * earliest one due, onto @w's expired lists, which must be empty, and
+ * return true. O(levels), whatever the number of timers.
+ */
+bool si_wheel_collect(struct si_wheel *w, unsigned long now)
+{
+	unsigned long clk;
+	unsigned int lvl;
+
+	if (!w->wake_set || time_before(now, w->next))
+		return false;
+	clk = w->next;
+	w->clk = clk;
+	for (lvl = 0; lvl < SI_WHEEL_LEVELS; lvl++) {
+		unsigned int b = lvl * SI_WHEEL_LVL_SIZE + (clk & SI_WHEEL_LVL_MASK);
+
+		if (__test_and_clear_bit(b, w->pending)) {
+			hlist_move_list(&w->bucket[b], &w->expired[lvl]);
+			w->expired_levels |= BIT(lvl);
+		}
+		/* a level's bucket ends with the last of the level below */
+		if (clk & SI_WHEEL_CLK_MASK)
+			break;
+		clk >>= SI_WHEEL_CLK_SHIFT;
+	}
+	w->clk++;
+	si_wheel_recalc(w);
+	return true;
+}
+
+static __always_inline void si_queue_due(struct si_executor *e, struct si_timer *timer)
+{
+	si_take_expired(e, timer, &e->queue[si_queue_of(timer)]);
 }
 
 /*
@@ -108,107 +133,64 @@ bool si_timer_collect(struct si_executor *e, enum si_wheel_kind k, unsigned int 
 {
 	struct si_wheel *w = &e->wheel[k];
 	unsigned long now = jiffies;
-	unsigned int b;
+	struct si_timer *timer;
 
-	for_each_set_bit(b, w->busy, SI_WHEEL_BUCKETS) {
-		if (!time_after(w->earliest[b], now) &&
-		    si_collect_bucket(e, w, b, now, &budget))
-			return true;
-	}
-	si_wheel_plan(e, k, now, false);
+	do {
+		while ((timer = si_wheel_expired_first(w))) {
+			if (!budget--)
+				return true;
+			si_queue_due(e, timer);
+		}
+	} while (si_wheel_collect(w, now));
+	if (w->wake_set)
+		si_executor_set_wake(e, k);
 	return false;
 }
 
 /*
- * How many timers one look into the wheels queues, at most: those due in
- * a bucket whose first timer is not due, and due timers of the other
- * queue met on the way (that queue's batch takes its own straight from
- * the wheels: a few are queued so that mixed buckets need no batch each).
+ * How many due timers of the other queue one look into the wheels queues,
+ * at most, before it lets that queue's batch take the rest straight from
+ * the wheels: a few, so that mixed lists need no batch each.
  */
-#define SI_COLLECT_BATCH	256
 #define SI_COLLECT_OTHER	16
 
 /*
- * A due timer of queue @q taken straight from a bucket of @e's wheels
- * marked due, or NULL. Due timers of the other queue met on the way are
- * queued there (a few, then NULL), and so are those of a bucket whose
- * first timer is not due. @e locked.
+ * si_timer_take_next() when neither of its quick looks found a timer: a
+ * due timer of queue @q taken straight from @e's wheels, collecting due
+ * buckets as it goes, or NULL. Due timers of the other queue met on the
+ * way are queued there (a few, then NULL). Once nothing is due, the
+ * wake-ups are set for what is left and e->overdue cleared. @e locked.
  */
-static struct si_timer *si_take_due(struct si_executor *e, enum si_queue q)
+noinline struct si_timer *si_take_next_slow(struct si_executor *e, enum si_queue q)
 {
 	unsigned int other = SI_COLLECT_OTHER;
 	unsigned long now = jiffies;
+	struct si_timer *timer;
 	int k;
 
+	timer = si_take_queued(e, q);
+	if (timer || !e->overdue)
+		return timer;
 	for (k = 0; k < SI_NR_WHEELS; k++) {
 		struct si_wheel *w = &e->wheel[k];
-		unsigned int b, budget;
 
-		while ((b = find_first_bit(w->due, SI_WHEEL_BUCKETS)) < SI_WHEEL_BUCKETS) {
-			struct si_timer *timer;
-
-			timer = hlist_entry_safe(w->bucket[b].first, struct si_timer, node);
-			if (!timer) {
-				__clear_bit(b, w->due);
-				continue;
-			}
-			if (time_after(timer->due, now)) {
-				budget = SI_COLLECT_BATCH;
-				if (si_collect_bucket(e, w, b, now, &budget))
-					return NULL;	/* the queues have work */
-				__clear_bit(b, w->due);
-				if (test_bit(b, w->busy))
-					si_wake_by(e, k, w->earliest[b]);
-				if (!si_fifo_empty(&e->queue[q]))
-					return NULL;
-				continue;
-			}
-			if (si_queue_of(timer) != q) {
+		do {
+			while ((timer = si_wheel_expired_first(w))) {
+				if (si_queue_of(timer) == q) {
+					si_take_expired(e, timer, NULL);
+					return timer;
+				}
 				if (!other--)
-					return NULL;
-				si_queue_due(e, w, timer, b);
-				continue;
+					return NULL;	/* the other queue's batch next */
+				si_queue_due(e, timer);
 			}
-			si_take_from_bucket(e, w, timer, b, NULL);
-			return timer;
-		}
+		} while (si_wheel_collect(w, now));
 	}
+	for (k = 0; k < SI_NR_WHEELS; k++)
+		if (e->wheel[k].wake_set)
+			si_executor_set_wake(e, k);
+	WRITE_ONCE(e->overdue, false);
 	return NULL;
-}
-
-static bool si_wheels_marked_due(const struct si_executor *e)
-{
-	return !bitmap_empty(e->wheel[SI_WHEEL_NORMAL].due, SI_WHEEL_BUCKETS) ||
-	       !bitmap_empty(e->wheel[SI_WHEEL_DEFERRABLE].due, SI_WHEEL_BUCKETS);
-}
-
-/* si_timer_take_next() when neither of its quick looks found a timer. */
-noinline struct si_timer *si_take_next_slow(struct si_executor *e, enum si_queue q)
-{
-	struct si_timer *timer;
-	bool due;
-	int k;
-
-	for (;;) {
-		timer = si_take_queued(e, q);
-		if (timer || !e->overdue)
-			return timer;
-		timer = si_take_due(e, q);
-		if (timer)
-			return timer;
-		if (!si_fifo_empty(&e->queue[q]))
-			continue;
-		/* The rest is the other queue's, or waits for the next round. */
-		if (si_wheels_marked_due(e))
-			return NULL;
-		due = false;
-		for (k = 0; k < SI_NR_WHEELS; k++)
-			due |= si_wheel_plan(e, k, jiffies, true);
-		if (!due) {
-			WRITE_ONCE(e->overdue, false);
-			return NULL;
-		}
-	}
 }
 
 /* A queued timer moves to @to with its queue (both executors locked). */
@@ -219,7 +201,8 @@ void si_timer_rehome(struct si_timer *timer, struct si_executor *to)
 
 /*
  * A CPU goes down: the armed timers of @from move to the wheels of @to,
- * their expiries unchanged (both executors locked).
+ * their expiries unchanged (both executors locked). As the kernel's
+ * timers_dead_cpu(), this walks them all.
  */
 void si_timer_move_wheels(struct si_executor *from, struct si_executor *to)
 {
@@ -227,22 +210,20 @@ void si_timer_move_wheels(struct si_executor *from, struct si_executor *to)
 
 	for (k = 0; k < SI_NR_WHEELS; k++) {
 		struct si_wheel *w = &from->wheel[k];
-		unsigned int b;
+		unsigned int i;
 
-		for_each_set_bit(b, w->busy, SI_WHEEL_BUCKETS) {
+		for (i = 0; i < SI_WHEEL_LISTS; i++) {
 			struct si_timer *timer;
 			struct hlist_node *tmp;
 
-			hlist_for_each_entry_safe(timer, tmp, &w->bucket[b], node) {
+			hlist_for_each_entry_safe(timer, tmp, si_wheel_list(w, i), node) {
 				u32 state = timer->state;
 
 				__hlist_del(&timer->node);
 				state &= ~(SI_STATE_CPUMASK | SI_STATE_ARMED | SI_STATE_BUCKET);
-				si_wheel_hook(to, timer, state | to->cpu, timer->due);
+				si_wheel_hook(to, timer, state | to->cpu, timer->due - 1);
 			}
 		}
-		bitmap_zero(w->busy, SI_WHEEL_BUCKETS);
-		bitmap_zero(w->due, SI_WHEEL_BUCKETS);
-		w->wake_set = false;
+		si_wheel_init(w, jiffies);
 	}
 }

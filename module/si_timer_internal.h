@@ -18,17 +18,18 @@
  * module/timer.c for the design): the "home" CPU in the low bits, as
  * timer_list.flags names its base, and the timer's life in the others.
  */
-#define SI_STATE_CPUMASK	0x0003ffffU
-#define SI_STATE_MIGRATING	0x00040000U	/* home changing: wait */
-#define SI_STATE_ARMED		0x00080000U	/* in home's wheel */
-#define SI_STATE_QUEUED		0x00100000U	/* expired, on home's queue */
-#define SI_STATE_SHUTDOWN	0x00200000U	/* arming is a no-op */
+#define SI_STATE_CPUMASK	0x00003fffU
+#define SI_STATE_MIGRATING	0x00004000U	/* home changing: wait */
+#define SI_STATE_ARMED		0x00008000U	/* in home's wheel */
+#define SI_STATE_QUEUED		0x00010000U	/* expired, on home's queue */
+#define SI_STATE_SHUTDOWN	0x00020000U	/* arming is a no-op */
 #define SI_STATE_PENDING	(SI_STATE_ARMED | SI_STATE_QUEUED)
 /* ARMED: its bucket in home's wheel (timer->expires may be rewritten) */
-#define SI_STATE_BUCKET_SHIFT	24
+#define SI_STATE_BUCKET_SHIFT	22
 #define SI_STATE_BUCKET		(((1U << SI_WHEEL_BITS) - 1) << SI_STATE_BUCKET_SHIFT)
 static_assert(SI_STATE_BUCKET_SHIFT + SI_WHEEL_BITS <= 32 &&
 	      SI_STATE_SHUTDOWN < (1U << SI_STATE_BUCKET_SHIFT));
+static_assert(NR_CPUS <= SI_STATE_CPUMASK + 1);
 
 /* Callbacks waiting on an executor, by the mode they run in. */
 enum si_queue {
@@ -79,11 +80,15 @@ struct si_executor {
 	unsigned long		soft_softirqs[NR_SOFTIRQS];
 };
 
-DECLARE_PER_CPU(struct si_executor, si_executors);
+/*
+ * Allocated at load: the wheels make an executor larger than a module's
+ * static per-CPU area may be.
+ */
+extern struct si_executor __percpu *si_executors;
 
 static inline struct si_executor *si_executor_of(unsigned int cpu)
 {
-	return per_cpu_ptr(&si_executors, cpu);
+	return per_cpu_ptr(si_executors, cpu);
 }
 
 static inline bool si_executor_idle(const struct si_executor *e)
@@ -115,19 +120,19 @@ static inline void si_state_set(struct si_timer *timer, u32 state)
 }
 
 /*
- * Into home's wheel, due in jiffy @due; @state not pending. The due jiffy
- * is kept apart from timer->expires, which its owner may write (for
+ * Into home's wheel, expiring at @expires; @state not pending. The due
+ * jiffy is kept apart from timer->expires, which its owner may write (for
  * si_add_timer()) while it is armed: as for a timer_list, that changes
  * nothing until the next arming call.
  */
 static __always_inline void si_wheel_hook(struct si_executor *home, struct si_timer *timer,
-					  u32 state, unsigned long due)
+					  u32 state, unsigned long expires)
 {
 	enum si_wheel_kind k = si_wheel_kind_of(timer);
-	unsigned int b = si_wheel_bucket_of(due);
+	unsigned int b;
 
-	timer->due = due;
-	if (si_wheel_add(&home->wheel[k], timer, b, due))
+	timer->due = si_timer_due(expires);
+	if (si_wheel_add(&home->wheel[k], timer, expires, &b))
 		si_executor_set_wake(home, k);
 	si_state_set(timer, state | SI_STATE_ARMED | (b << SI_STATE_BUCKET_SHIFT));
 }

@@ -12,14 +12,13 @@
 #include "si_timer_internal.h"
 
 /*
- * Due: out of bucket @b of @e's wheel @w, onto queue @onto or, if NULL,
+ * Due: off its wheel's expired list, onto queue @onto or, if NULL,
  * straight to the thread to run it. @e locked.
  */
-static __always_inline void si_take_from_bucket(struct si_executor *e, struct si_wheel *w,
-						struct si_timer *timer, unsigned int b,
-						struct si_fifo *onto)
+static __always_inline void si_take_expired(struct si_executor *e, struct si_timer *timer,
+					    struct si_fifo *onto)
 {
-	si_wheel_del(w, timer, b);
+	__hlist_del(&timer->node);
 	if (onto)
 		si_fifo_add(onto, timer);
 	si_state_set(timer, (timer->state & ~(SI_STATE_ARMED | SI_STATE_BUCKET)) |
@@ -52,21 +51,20 @@ static __always_inline struct si_timer *si_timer_take_next(struct si_executor *e
 {
 	struct si_wheel *w = &e->wheel[SI_WHEEL_NORMAL];
 	struct si_timer *timer;
-	unsigned int b;
 
 	timer = si_take_queued(e, q);
 	if (timer || !e->overdue)
 		return timer;
 	/*
-	 * The first timer of the normal wheel's first bucket marked due: the
-	 * first step of si_take_due(), repeated here without the slow path's
-	 * frame for the common case of many due in one jiffy (B5).
+	 * The first expired timer of the normal wheel: the first step of
+	 * si_take_next_slow(), repeated here without the slow path's frame
+	 * for the common case of many due in one jiffy (B5).
 	 */
-	if (w->due[0]) {
-		b = __ffs(w->due[0]);
-		timer = hlist_entry_safe(w->bucket[b].first, struct si_timer, node);
-		if (likely(timer && !time_after(timer->due, jiffies) && si_queue_of(timer) == q)) {
-			si_take_from_bucket(e, w, timer, b, NULL);
+	if (w->expired_levels) {
+		timer = hlist_entry_safe(w->expired[__ffs(w->expired_levels)].first,
+					 struct si_timer, node);
+		if (likely(timer && si_queue_of(timer) == q)) {
+			si_take_expired(e, timer, NULL);
 			return timer;
 		}
 	}

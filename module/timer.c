@@ -14,7 +14,8 @@
  * lock of the base that timer->flags names, an si_timer's whole state is
  * under the lock of the executor that timer->state names, its home:
  *
- *   SI_STATE_ARMED     in home's wheel, in the bucket the state names
+ *   SI_STATE_ARMED     in home's wheel: in the bucket the state names, or
+ *                      collected from it onto an expired list (wheel.h)
  *   SI_STATE_QUEUED    due, on home's queue, its callback not started
  *   home->running      the timer whose callback home's executor runs
  *   SI_STATE_SHUTDOWN  arming calls are no-ops until set up again
@@ -140,7 +141,7 @@ static __always_inline void si_hook(struct si_executor *home, struct si_timer *t
 {
 	timer->expires = expires;
 	timer->armed_at = ip;
-	si_wheel_hook(home, timer, state, si_timer_due(expires));
+	si_wheel_hook(home, timer, state, expires);
 	trace_si_timer_start(timer, home->cpu);
 }
 

@@ -30,12 +30,12 @@ static struct si_timer *si_find_owned(struct si_executor *e, struct module *mod,
 				      const char **where)
 {
 	struct si_timer *timer;
-	unsigned int b;
+	unsigned int i;
 	int k, q;
 
 	for (k = 0; k < SI_NR_WHEELS; k++) {
-		for_each_set_bit(b, e->wheel[k].busy, SI_WHEEL_BUCKETS) {
-			hlist_for_each_entry(timer, &e->wheel[k].bucket[b], node) {
+		for (i = 0; i < SI_WHEEL_LISTS; i++) {
+			hlist_for_each_entry(timer, si_wheel_list(&e->wheel[k], i), node) {
 				if (si_owned(timer, timer->function, mod)) {
 					*where = "armed";
 					return timer;
