@@ -26,7 +26,7 @@
 #include <linux/sched.h>
 #include <linux/stringify.h>
 
-#define SI_TIMER_VERSION "0.2.0"
+#define SI_TIMER_VERSION "0.3.0"
 
 /* Run the callback with bottom halves enabled (audited callbacks only). */
 #define SI_TIMER_SOFTINTERRUPTIBLE	0x00000001
@@ -38,7 +38,7 @@
 					 SI_TIMER_PINNED | SI_TIMER_DEFERRABLE)
 
 struct si_timer;
-struct si_executor;
+struct si_owner;
 typedef void (*si_timer_func_t)(struct si_timer *timer);
 
 /**
@@ -61,6 +61,8 @@ struct si_timer {
 	u32			state;
 	unsigned long		armed_at;	/* caller of the last arming call */
 	unsigned long		due;		/* armed: the jiffy it expires in */
+	struct si_owner		*owner;		/* the module it belongs to */
+	struct hlist_node	owner_node;	/* pending: on owner's list of home */
 	struct lockdep_map	lockdep_map;	/* empty without CONFIG_LOCKDEP */
 };
 

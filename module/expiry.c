@@ -196,6 +196,8 @@ noinline struct si_timer *si_take_next_slow(struct si_executor *e, enum si_queue
 /* A queued timer moves to @to with its queue (both executors locked). */
 void si_timer_rehome(struct si_timer *timer, struct si_executor *to)
 {
+	si_owner_del(timer);
+	si_owner_add(to, timer);
 	si_state_set(timer, (timer->state & ~SI_STATE_CPUMASK) | to->cpu);
 }
 
@@ -220,6 +222,8 @@ void si_timer_move_wheels(struct si_executor *from, struct si_executor *to)
 				u32 state = timer->state;
 
 				__hlist_del(&timer->node);
+				si_owner_del(timer);
+				si_owner_add(to, timer);
 				state &= ~(SI_STATE_CPUMASK | SI_STATE_ARMED | SI_STATE_BUCKET);
 				si_wheel_hook(to, timer, state | to->cpu, timer->due - 1);
 			}

@@ -144,9 +144,38 @@ void si_timer_move_wheels(struct si_executor *from, struct si_executor *to);
 /* timer.c: unload.c takes a pending timer off its home's lists for good. */
 void si_timer_evict(struct si_executor *home, struct si_timer *timer);
 
-/* unload.c */
+/*
+ * unload.c: a module that uses si_timer, and its pending timers on each
+ * executor (its list of that executor guarded by the executor's lock), so
+ * that when it goes they are found without a look at anyone else's.
+ */
+struct si_owner {
+	struct hlist_head __percpu	*pending;
+	struct module			*mod;
+	struct list_head		node;	/* in si_owners (RCU) */
+};
+
+struct si_owner *si_owner_of(const struct si_timer *timer, unsigned long caller);
 int si_unload_init(void);
 void si_unload_exit(void);
+
+/*
+ * @timer becomes pending on @home (locked), or comes there pending from
+ * another executor. A static timer (DEFINE_SI_TIMER) is given its owner
+ * when first armed.
+ */
+static __always_inline void si_owner_add(struct si_executor *home, struct si_timer *timer)
+{
+	if (unlikely(!timer->owner))
+		timer->owner = si_owner_of(timer, 0);
+	hlist_add_head(&timer->owner_node, per_cpu_ptr(timer->owner->pending, home->cpu));
+}
+
+/* @timer stops being pending on its home (locked), or leaves it pending. */
+static __always_inline void si_owner_del(struct si_timer *timer)
+{
+	__hlist_del(&timer->owner_node);
+}
 
 struct seq_file;
 void si_executor_show(struct seq_file *m, unsigned int cpu);

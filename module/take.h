@@ -21,6 +21,8 @@ static __always_inline void si_take_expired(struct si_executor *e, struct si_tim
 	__hlist_del(&timer->node);
 	if (onto)
 		si_fifo_add(onto, timer);
+	else
+		si_owner_del(timer);
 	si_state_set(timer, (timer->state & ~(SI_STATE_ARMED | SI_STATE_BUCKET)) |
 		     (onto ? SI_STATE_QUEUED : 0));
 	trace_si_timer_queue(timer, e->cpu);
@@ -33,6 +35,7 @@ static __always_inline struct si_timer *si_take_queued(struct si_executor *e, en
 
 	if (timer) {
 		si_fifo_del(&e->queue[q], timer);
+		si_owner_del(timer);
 		si_state_set(timer, timer->state & ~SI_STATE_QUEUED);
 	}
 	return timer;

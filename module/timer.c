@@ -59,9 +59,10 @@
  *    map (callbacks may free their timer, as call_timer_fn() allows).
  *
  * Unload safety (unload.c): every pending timer is in a wheel or on a
- * queue of its home, and a running one is home->running, so that the
- * timers of a module that goes can be found and cancelled. Each arming
- * call records its caller for the report.
+ * queue of its home, and on its owner's list of that home; a running one
+ * is home->running; so that the timers of a module that goes can be found
+ * and cancelled without a look at the others. Each arming call records
+ * its caller for the report.
  *
  * Synchronous cancel: under the lock, disarm and look at home->running. If
  * the callback runs, wait for it on home's cb_lock (held by the executor
@@ -153,13 +154,17 @@ static noinline struct si_executor *si_arm_moving(struct si_executor *home,
 						  struct si_timer *timer, unsigned int cpu,
 						  unsigned long expires, unsigned long ip)
 {
-	u32 state = si_unhook(home, timer, timer->state);
+	u32 state = timer->state;
 	struct si_executor *to;
 
+	if (state & SI_STATE_PENDING)
+		si_owner_del(timer);
+	state = si_unhook(home, timer, state);
 	si_state_set(timer, state | SI_STATE_MIGRATING);
 	raw_spin_unlock(&home->lock);
 	to = si_executor_lock_live(cpu);
 	state = (state & ~SI_STATE_CPUMASK) | to->cpu;
+	si_owner_add(to, timer);
 	si_hook(to, timer, state, expires, ip);
 	return to;
 }
@@ -177,10 +182,13 @@ static __always_inline int si_arm(struct si_executor **home, struct si_timer *ti
 
 	if (state & SI_STATE_SHUTDOWN)
 		return 0;
-	if (likely((e->cpu == cpu && !e->parked) || e->running == timer))
+	if (likely((e->cpu == cpu && !e->parked) || e->running == timer)) {
+		if (!(state & SI_STATE_PENDING))
+			si_owner_add(e, timer);
 		si_hook(e, timer, si_unhook(e, timer, state), expires, ip);
-	else
+	} else {
 		*home = si_arm_moving(e, timer, cpu, expires, ip);
+	}
 	return !!(state & SI_STATE_PENDING);
 }
 
@@ -191,6 +199,7 @@ static __always_inline int si_disarm(struct si_executor *home, struct si_timer *
 
 	if (!(state & SI_STATE_PENDING))
 		return 0;
+	si_owner_del(timer);
 	si_state_set(timer, si_unhook(home, timer, state));
 	trace_si_timer_cancel(timer);
 	return 1;
@@ -208,7 +217,7 @@ void si_timer_evict(struct si_executor *home, struct si_timer *timer)
 
 static void si_timer_init(struct si_timer *timer, si_timer_func_t func,
 			  unsigned int flags, const char *name,
-			  struct lock_class_key *key, bool on_stack)
+			  struct lock_class_key *key, bool on_stack, unsigned long caller)
 {
 	WARN_ONCE(flags & ~SI_TIMER_FLAGS_VALID,
 		  "si_timer: invalid flags %#x for %ps ignored\n",
@@ -217,6 +226,7 @@ static void si_timer_init(struct si_timer *timer, si_timer_func_t func,
 	timer->flags = flags & SI_TIMER_FLAGS_VALID;
 	timer->state = raw_smp_processor_id();
 	INIT_HLIST_NODE(&timer->node);
+	timer->owner = si_owner_of(timer, caller);
 	lockdep_init_map(&timer->lockdep_map, name, key, 0);
 	trace_si_timer_init(timer);
 }
@@ -225,7 +235,7 @@ void si_init_timer_key(struct si_timer *timer, si_timer_func_t func,
 		       unsigned int flags, const char *name,
 		       struct lock_class_key *key)
 {
-	si_timer_init(timer, func, flags, name, key, false);
+	si_timer_init(timer, func, flags, name, key, false, _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(si_init_timer_key);
 
@@ -233,7 +243,7 @@ void si_init_timer_on_stack_key(struct si_timer *timer, si_timer_func_t func,
 				unsigned int flags, const char *name,
 				struct lock_class_key *key)
 {
-	si_timer_init(timer, func, flags, name, key, true);
+	si_timer_init(timer, func, flags, name, key, true, _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(si_init_timer_on_stack_key);
 
