@@ -170,6 +170,30 @@ static noinline struct si_executor *si_arm_moving(struct si_executor *home,
 }
 
 /*
+ * Re-arming an armed timer into the bucket it is in (timer.c's shortcut
+ * for the same index): only its expiry changes, and the bucket's due
+ * jiffy with it does not. Not for one collected from its bucket onto an
+ * expired list: that one's due jiffy is before the clock. Home locked.
+ */
+static __always_inline bool si_rearm_in_place(struct si_executor *home, struct si_timer *timer,
+					      u32 state, unsigned long expires, unsigned long ip)
+{
+	struct si_wheel *w = &home->wheel[si_wheel_kind_of(timer)];
+	unsigned long bucket_due;
+
+	si_wheel_forward(w, jiffies);
+	if (time_before(timer->due, w->clk) ||
+	    si_wheel_bucket_of(w, expires, &bucket_due) !=
+	    (state & SI_STATE_BUCKET) >> SI_STATE_BUCKET_SHIFT)
+		return false;
+	timer->expires = expires;
+	timer->due = si_timer_due(expires);
+	timer->armed_at = ip;
+	trace_si_timer_start(timer, home->cpu);
+	return true;
+}
+
+/*
  * Arm @timer at @expires on the executor of @cpu, for the caller at @ip,
  * superseding whatever expiry it had. @*home locked, and on return the
  * timer's home, locked. Returns 1 if the timer was pending.
@@ -183,6 +207,8 @@ static __always_inline int si_arm(struct si_executor **home, struct si_timer *ti
 	if (state & SI_STATE_SHUTDOWN)
 		return 0;
 	if (likely((e->cpu == cpu && !e->parked) || e->running == timer)) {
+		if ((state & SI_STATE_ARMED) && si_rearm_in_place(e, timer, state, expires, ip))
+			return 1;
 		if (!(state & SI_STATE_PENDING))
 			si_owner_add(e, timer);
 		si_hook(e, timer, si_unhook(e, timer, state), expires, ip);
