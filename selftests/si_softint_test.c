@@ -536,9 +536,13 @@ static void hg_si_fn(struct si_timer *t)
 	wake_up_process(hg.spinner.task);
 }
 
-/* One round: 1 if the window was reached, 0 if not, -1 on a failure. */
+/*
+ * One round: -1 on a failure, 0 if the timer_list was late for another
+ * reason (not counted), else 1; hg.preempted: the window was reached.
+ */
 static int hg_round(int round)
 {
+	bool ok = true;
 	int ret;
 
 	memset(&hg, 0, sizeof(hg));
@@ -564,27 +568,27 @@ static int hg_round(int round)
 		round, hg.spin_cpu, hg.preempted ? "preempted" : "followed", hg.skips);
 	si_diag("  timer_list %s on CPU %d, %lld ms late", hg.list_ran ? "ran" : "did not run",
 		hg.list_cpu, hg.late_ms);
-	SI_CHECK(hg.executor, "the si_timer callback did not run");
-	SI_CHECK(ret == 0, "the spinner did not finish");
-	SI_CHECK(hg.spin_cpu == cpu && hg.list_cpu == cpu,
-		 "spinner on CPU %d, timer_list on CPU %d", hg.spin_cpu, hg.list_cpu);
-	SI_CHECK(hg.list_ran, "the timer_list did not run");
-	SI_CHECK(!hg.skips,
-		 "the timer vectors stayed masked behind the spinner: the timer_list ran %lld ms late",
-		 hg.late_ms);
-	if (si_test_failed)
+	ok &= SI_CHECK(hg.executor, "the si_timer callback did not run");
+	ok &= SI_CHECK(ret == 0, "the spinner did not finish");
+	ok &= SI_CHECK(hg.spin_cpu == cpu && hg.list_cpu == cpu,
+		       "spinner on CPU %d, timer_list on CPU %d", hg.spin_cpu, hg.list_cpu);
+	ok &= SI_CHECK(hg.list_ran, "the timer_list did not run");
+	ok &= SI_CHECK(!hg.skips,
+		       "the timer vectors stayed masked behind the spinner: the timer_list ran %lld ms late",
+		       hg.late_ms);
+	if (!ok)
 		return -1;
 	if (hg.late_ms > HG_LATE_MS) {
 		/* not the mask: the host stalled us, or ksoftirqd (6.1) had it */
 		si_diag("  late without the mask: round not counted");
 		return 0;
 	}
-	return hg.preempted;
+	return 1;
 }
 
 SI_CHECKED(t_hog_woken_by_si_callback_does_not_delay_timers)
 {
-	int round, ret, reached = 0;
+	int round, ret, reached = 0, failed = 0;
 
 	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
 		si_skip("PREEMPT_RT: executor preemptible, timer softirqs below the spinner");
@@ -594,13 +598,12 @@ SI_CHECKED(t_hog_woken_by_si_callback_does_not_delay_timers)
 		preempt_model_voluntary() ? "voluntary" : "none");
 	for (round = 1; round <= HG_ROUNDS; round++) {
 		ret = hg_round(round);
-		if (ret < 0)
-			return;
-		reached += ret;
+		failed += ret < 0;
+		reached += ret && hg.preempted;
 	}
-	si_diag("window reached %d of %d (spinner preempted the executor, timer_list on time)",
-		reached, HG_ROUNDS);
-	if (!reached)
+	si_diag("window reached %d of %d (spinner preempted the executor); timers held in %d",
+		reached, HG_ROUNDS, failed);
+	if (!reached && !failed)
 		si_skip("window not reached in %d rounds (%s)", HG_ROUNDS,
 			preempt_model_full() ? "slow guest?" :
 			"needs full preemption, e.g. preempt=full");
