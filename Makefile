@@ -13,7 +13,7 @@ PWD := $(CURDIR)
 # scripts/build-debug-kernel.sh: kasan-rt (KASAN) and kcsan-rt (KCSAN),
 # both with lockdep and debugobjects.
 DEBUG_KERNELS ?= kasan-rt kcsan-rt
-KERNELS ?= 6.1-rt 6.12-rt 6.1 $(DEBUG_KERNELS) 6.12-rt-mttcg dkms
+KERNELS ?= 6.1-rt 6.12-rt 6.1 6.1-full $(DEBUG_KERNELS) 6.12-rt-mttcg dkms
 RUN_KERNEL ?= 6.12-rt
 BOOT_TIMEOUT ?= 420
 export SI_BOOT_TIMEOUT := $(BOOT_TIMEOUT)

@@ -481,6 +481,19 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 		return false;
 
 	if (q == SI_Q_SOFT && si_vecmask_available()) {
+		/*
+		 * Off PREEMPT_RT cb_lock makes the callbacks non-preemptible, and
+		 * the mask must not outlast that: a task that preempted us in
+		 * between (woken by a callback, at the unlock; or at the
+		 * masking's local_bh_enable()) would run with this CPU's timer
+		 * vectors masked, holding back every classic timer and soft
+		 * hrtimer here until we ran again. So the section spans the
+		 * mask, and the unmask runs what it deferred before anyone we
+		 * woke gets the CPU. On RT the executor is preemptible by
+		 * design, cb_lock sleeps and boosts it.
+		 */
+		if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+			preempt_disable();
 		si_vecmask_disable(SI_TIMER_VECTORS);
 		soft = true;
 		si_softirqs_read(e->cpu, softirqs);
@@ -535,10 +548,13 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 	raw_spin_unlock_irq(&e->lock);
 	spin_unlock(&e->cb_lock);
 
-	if (soft)
+	if (soft) {
 		si_vecmask_enable(SI_TIMER_VECTORS);
-	else
+		if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+			preempt_enable();
+	} else {
 		si_leave_softirq();
+	}
 	if (atomic_read(&e->cb_waiters))
 		si_let_waiters_in(e);
 	return timer;

@@ -21,7 +21,9 @@ void si_vecmask_exit(void);
  *
  * si_vecmask_disable() and si_vecmask_enable() are called in task context
  * with bottom halves enabled, by a task pinned to its CPU (the executor
- * kthread), on the same CPU and in pairs. Like the seed's
+ * kthread), on the same CPU and in pairs. Off PREEMPT_RT the executor
+ * keeps preemption disabled from before the one to after the other, so
+ * that no other task runs on the CPU while it is masked. Like the seed's
  * local_bh_vec_disable()/local_bh_vec_enable() they set and clear bits:
  * they do not count, so the first enable of a vector unmasks it. Both are
  * no-ops while si_vecmask_available() is false.

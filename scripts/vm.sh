@@ -18,6 +18,9 @@
 # /boot/vmlinuz-<release>.
 # NAME-mttcg: that kernel under multi-threaded TCG (real vCPU parallelism),
 # running only the race tests and the torture unless SI_TESTS says otherwise.
+# NAME-full: that (non-RT, PREEMPT_DYNAMIC) kernel booted with preempt=full,
+# running only the tests that depend on the preemption model, without the
+# benchmarks' smoke.
 # MODE (for the in-VM /init, selftests/init.sh): check, run, shell or script.
 # Exit status 3 means the kernel is not installed.
 set -euo pipefail
@@ -44,6 +47,7 @@ resolve() {
 	local kver='' dir
 	case $1 in
 	*-mttcg) resolve "${1%-mttcg}"; return ;;
+	*-full)  resolve "${1%-full}"; return ;;
 	6.1-rt)  kver=$(newest '6.1.0-*-rt-amd64') ;;
 	6.1)     kver=$(newest '6.1.0-*-amd64' '-rt-') ;;
 	6.12-rt) kver=$(newest '6.12.*-rt-amd64') ;;
@@ -72,8 +76,9 @@ resolve() {
 }
 
 # The test modules of kernel NAME $1, in the order of the si_tests variable
-# of ./Kbuild (NAME-mttcg: only the races and the torture), or those SI_TESTS
-# names (a subset, for hunting one problem).
+# of ./Kbuild (NAME-mttcg: only the races and the torture; NAME-full: the
+# vector mask's tests, which depend on where the executor can be
+# preempted), or those SI_TESTS names (a subset, for hunting one problem).
 si_tests() {
 	local t
 	if [ -n "${SI_TESTS:-}" ]; then
@@ -85,21 +90,25 @@ si_tests() {
 		case $1:$t in
 		*-mttcg:si_timer_race_test | *-mttcg:si_timer_torture) echo "$t" ;;
 		*-mttcg:*) ;;
+		*-full:si_vecmask_test | *-full:si_softint_test) echo "$t" ;;
+		*-full:*) ;;
 		*) echo "$t" ;;
 		esac
 	done
 }
 
 prepare() {
-	local name=$1 b=build/$1 t ir
+	local name=$1 b=build/$1 src=build/$1/src t ir
 	resolve "$name"
 	echo "vm.sh: $name = $KVER ($BZIMAGE)" >&2
+	# NAME-full boots NAME's build: its objects, if NAME's was built first.
+	[[ $name != *-full ]] || src=build/${name%-full}/src
 	# M= builds in place: build a copy of the tree, keeping earlier objects.
-	mkdir -p "$b/src"
+	mkdir -p "$src" "$b"
 	# --checksum --no-times: a file changed since the last copy gets a new mtime,
 	# so make rebuilds it even if its objects are newer than its edit.
-	rsync -a --no-times --checksum --delete --filter=':- .gitignore' --exclude=/.git "$top/" "$b/src/"
-	make -C "$KDIR" M="$top/$b/src" W=1 modules >&2
+	rsync -a --no-times --checksum --delete --filter=':- .gitignore' --exclude=/.git "$top/" "$src/"
+	make -C "$KDIR" M="$top/$src" W=1 modules >&2
 
 	ir=$b/initramfs
 	rm -rf "$ir"
@@ -107,17 +116,20 @@ prepare() {
 	cp /bin/busybox "$ir/bin/busybox"
 	install -m 0755 selftests/init.sh "$ir/init"
 	install -m 0644 selftests/ktap.sh "$ir/ktap.sh"
-	cp "$b/src/si_timer.ko" "$ir/si/"
+	cp "$src/si_timer.ko" "$ir/si/"
 	for t in $(si_tests "$name"); do
-		cp "$b/src/selftests/$t.ko" "$ir/si/"
+		cp "$src/selftests/$t.ko" "$ir/si/"
 		echo "$t" >> "$ir/si/tests.list"
 	done
 	touch "$ir/si/tests.list"
-	[ -f "$b/src/selftests/si_timer_demo.ko" ] && cp "$b/src/selftests/si_timer_demo.ko" "$ir/si/"
-	# The benchmarks (make bench; make check runs them briefly as a smoke test).
-	mkdir -p "$ir/si/bench"
-	cp "$b"/src/bench/*.ko "$ir/si/bench/"
-	gcc -static -O2 -Wall -o "$ir/si/bench/si_bench_udp" bench/si_bench_udp.c
+	[ -f "$src/selftests/si_timer_demo.ko" ] && cp "$src/selftests/si_timer_demo.ko" "$ir/si/"
+	# The benchmarks (make bench; make check runs them briefly as a smoke
+	# test, except on NAME-full: no /si/bench, no smoke).
+	if [[ $name != *-full && $name != *-full-* ]]; then
+		mkdir -p "$ir/si/bench"
+		cp "$src"/bench/*.ko "$ir/si/bench/"
+		gcc -static -O2 -Wall -o "$ir/si/bench/si_bench_udp" bench/si_bench_udp.c
+	fi
 	sed -n 's/^#define[[:space:]]*SI_TIMER_VERSION[[:space:]]*"\(.*\)".*/\1/p' \
 		include/si_timer.h > "$ir/si/version"
 	(cd "$ir" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -1) \
@@ -180,12 +192,14 @@ boot() {
 	. "build/$name/boot.env"
 	case $mode in check | script) ;; *) loglevel=5 ;; esac	# run/shell: warnings and worse
 	[[ $name != *-mttcg ]] || SI_VM_ACCEL=tcg,thread=multi
+	local preempt=
+	[[ $name != *-full && $name != *-full-* ]] || preempt=preempt=full
 	local khz
 	khz=$(tsc_khz)
 	# shellcheck disable=SC2086 # SI_QEMU_ARGS: one word per option
 	exec qemu-system-x86_64 -accel "$SI_VM_ACCEL" "${icount[@]}" -smp "${SI_VM_CPUS:-4}" -m 1G \
 		-nographic -no-reboot -nic none ${SI_QEMU_ARGS:-} -kernel "$BZIMAGE" -initrd "$INITRD" \
-		-append "console=ttyS0 tsc=reliable panic=-1 sysrq_always_enabled printk.devkmsg=on loglevel=$loglevel si_mode=$mode ${khz:+tsc_early_khz=$khz} ${SI_APPEND:-}"
+		-append "console=ttyS0 tsc=reliable panic=-1 sysrq_always_enabled printk.devkmsg=on loglevel=$loglevel si_mode=$mode ${khz:+tsc_early_khz=$khz} $preempt ${SI_APPEND:-}"
 }
 
 cmd=${1:-}

@@ -396,10 +396,26 @@ t_prio_out_of_range_refused() {
 	param_refused prio=100 "Invalid argument" "prio=100 out of range 0-99"
 }
 
+# A kernel booted with preempt=MODE (vm.sh's NAME-full) really runs in that
+# mode: the tests there rely on it. Reported only on such a boot.
+t_preempt_model() {
+	local want have
+	want=$(sed -n 's/.* preempt=\([a-z]*\).*/\1/p' /proc/cmdline)
+	have=$(cat /sys/kernel/debug/sched/preempt 2>&1)
+	diag "preempt=$want; sched/preempt: $have"
+	case " $have " in
+	*"($want)"*) ;;
+	*) why="booted with preempt=$want, sched/preempt reads '$have'"; return 1 ;;
+	esac
+}
+
 # Results of the test modules, reported after their own documents so that
 # the documents do not interleave.
 check_mode() {
-	ktap si_timer_load modinfo_license modinfo_description modinfo_parm \
+	local preempt=
+	grep -q ' preempt=' /proc/cmdline && preempt=preempt_model
+	# shellcheck disable=SC2086
+	ktap si_timer_load $preempt modinfo_license modinfo_description modinfo_parm \
 		load version params_documented executors prio_runtime unload no_leftovers \
 		reload_3_times
 	local t tests='' params="vecmask_off vecmask_on vecmask_auto_falls_back \

@@ -191,7 +191,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=int(os.environ.get("SI_BOOT_TIMEOUT", 420)),
                     help="seconds per boot (default 420; x3 on kasan-rt, kcsan-rt)")
     ap.add_argument("kernels", nargs="+",
-                    help="6.1-rt 6.12-rt 6.1 kasan-rt kcsan-rt, NAME-mttcg or a release; "
+                    help="6.1-rt 6.12-rt 6.1 kasan-rt kcsan-rt, NAME-mttcg, NAME-full or a release; "
                          "dkms: selftests/dkms_test.sh")
     args = ap.parse_args()
     os.makedirs(LOGS, exist_ok=True)
@@ -211,9 +211,11 @@ def main():
                   % (kernel, tbuild, kernel), flush=True)
             slow = SLOW_KERNELS.get(kernel[:-len("-mttcg")] if kernel.endswith("-mttcg") else kernel, 1)
             tboot, kcsan = boot(kernel, args.timeout * slow, tally)
-            # The benchmarks ran briefly after the tests: their lines complete?
-            for r in bench_smoke(os.path.join(LOGS, kernel + ".log"), kernel):
-                tally.report(kernel, r)
+            # The benchmarks ran briefly after the tests (if packed, not on
+            # NAME-full): their lines complete?
+            if os.path.isdir(os.path.join(TOP, "build", kernel, "initramfs", "si", "bench")):
+                for r in bench_smoke(os.path.join(LOGS, kernel + ".log"), kernel):
+                    tally.report(kernel, r)
         d = {k: tally.counts[k] - before[k] for k in tally.counts}
         line = "%-8s %3d passed, %d failed, %d skipped  (build %.0f s, boot %.1f s)" % (
             kernel, d["ok"], d["fail"], d["skip"], tbuild, tboot)
