@@ -122,9 +122,13 @@ void si_destroy_timer_on_stack(struct si_timer *timer);
  * DEFINE_SI_TIMER - define and statically initialise an si_timer
  * @_name: variable name
  * @_function: the callback
+ *
+ * Its node is marked as __TIMER_INITIALIZER() marks a timer_list's, for
+ * debugobjects to tell it from one never set up.
  */
 #define DEFINE_SI_TIMER(_name, _function)				\
 	struct si_timer _name = {					\
+		.node = { .next = TIMER_ENTRY_STATIC },			\
 		.function = (_function),				\
 		__SI_TIMER_LOCKDEP_MAP_INIT				\
 	}

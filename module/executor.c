@@ -45,6 +45,7 @@
 #include <linux/wait_bit.h>
 #include <uapi/linux/sched/types.h>
 #include "si_timer_internal.h"
+#include "debugobjects.h"
 #include "vecmask.h"
 
 #define CREATE_TRACE_POINTS
@@ -513,6 +514,8 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 		struct lockdep_map map;
 		u64 took;
 
+		/* not pending any more, and the callback may free it */
+		si_debug_deactivate(timer);
 		WRITE_ONCE(e->running, timer);
 		e->running_fn = fn;
 		e->running_armed_at = timer->armed_at;

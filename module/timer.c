@@ -77,15 +77,24 @@
 #include <linux/interrupt.h>
 #include <linux/sched.h>
 #include "si_timer_internal.h"
+#include "debugobjects.h"
 #include "si_trace.h"
 
-/* A macro, so that every API entry point warns once on its own. */
+/*
+ * A macro, so that every API entry point warns once on its own. A timer
+ * with a callback is then asserted set up (debugobjects.h), as timer.c's
+ * calls do.
+ */
 #define si_timer_misused(timer)						\
 	({								\
 		const struct si_timer *__t = (timer);			\
-		WARN_ONCE(!__t || !__t->function,			\
-			  "si_timer: %s() on %s timer\n", __func__,	\
-			  __t ? "a never set up" : "a NULL");		\
+		bool __bad = WARN_ONCE(!__t || !__t->function,		\
+				       "si_timer: %s() on %s timer\n",	\
+				       __func__,			\
+				       __t ? "a never set up" : "a NULL"); \
+		if (!__bad)						\
+			si_debug_assert_init(__t);			\
+		__bad;							\
 	})
 
 /*
@@ -124,6 +133,8 @@ static void si_unlock_home(struct si_executor *home, unsigned long flags)
 static __always_inline u32 si_unhook(struct si_executor *home, struct si_timer *timer,
 				     u32 state)
 {
+	if (state & SI_STATE_PENDING)
+		si_debug_deactivate(timer);
 	if (state & SI_STATE_ARMED)
 		si_wheel_del(&home->wheel[si_wheel_kind_of(timer)], timer,
 			     (state & SI_STATE_BUCKET) >> SI_STATE_BUCKET_SHIFT);
@@ -140,6 +151,7 @@ static __always_inline u32 si_unhook(struct si_executor *home, struct si_timer *
 static __always_inline void si_hook(struct si_executor *home, struct si_timer *timer,
 				    u32 state, unsigned long expires, unsigned long ip)
 {
+	si_debug_activate(timer);
 	timer->expires = expires;
 	timer->armed_at = ip;
 	si_wheel_hook(home, timer, state, expires);
@@ -248,6 +260,7 @@ static void si_timer_init(struct si_timer *timer, si_timer_func_t func,
 	WARN_ONCE(flags & ~SI_TIMER_FLAGS_VALID,
 		  "si_timer: invalid flags %#x for %ps ignored\n",
 		  flags & ~SI_TIMER_FLAGS_VALID, func);
+	si_debug_init(timer, on_stack);
 	timer->function = func;
 	timer->flags = flags & SI_TIMER_FLAGS_VALID;
 	timer->state = raw_smp_processor_id();
@@ -273,11 +286,15 @@ void si_init_timer_on_stack_key(struct si_timer *timer, si_timer_func_t func,
 }
 EXPORT_SYMBOL_GPL(si_init_timer_on_stack_key);
 
-/* The end of an on-stack timer's life, which must not be pending. */
+/*
+ * The end of an on-stack timer's life, which must not be pending (with
+ * debugobjects, one that is gets reported and cancelled).
+ */
 void si_destroy_timer_on_stack(struct si_timer *timer)
 {
 	WARN_ONCE(si_timer_pending(timer), "si_timer: on-stack timer %ps destroyed pending\n",
 		  timer->function);
+	si_debug_free(timer);
 }
 EXPORT_SYMBOL_GPL(si_destroy_timer_on_stack);
 

@@ -2015,6 +2015,61 @@ SI_CHECKED(t_shutdown_sync_in_flight)
 }
 
 /* ---------------------------------------------------------------------- */
+/*
+ * 13. debugobjects (CONFIG_DEBUG_OBJECTS_TIMERS: the debug kernels).
+ * Freeing the memory of an armed si_timer is reported, as for a
+ * timer_list ("ODEBUG: free active ... object type: si_timer"), and the
+ * fixup takes the timer off its executor's wheel before the memory goes
+ * (seen as its si_timer_cancel event), so that it never fires from freed
+ * memory. Armed an hour out: it cannot be due before the kfree(), however
+ * slow the guest.
+ */
+static struct si_timer *dobj_freed;
+static atomic_t dobj_cancels = ATOMIC_INIT(0);
+static atomic_t dobj_runs = ATOMIC_INIT(0);
+
+static void si_dobj_freed_fn(struct si_timer *t)
+{
+	atomic_inc(&dobj_runs);
+}
+
+static void dobj_cancelled(void *data, struct si_timer *timer)
+{
+	if (timer == READ_ONCE(dobj_freed))
+		atomic_inc(&dobj_cancels);
+}
+
+SI_CHECKED(t_debugobjects_free_armed)
+{
+	struct si_timer *timer;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_OBJECTS_TIMERS)) {
+		si_skip("CONFIG_DEBUG_OBJECTS_TIMERS is off");
+		return;
+	}
+	timer = kzalloc(sizeof(*timer), GFP_KERNEL);
+	if (!SI_CHECK(timer, "no memory"))
+		return;
+	if (!SI_CHECK(!register_trace_si_timer_cancel(dobj_cancelled, NULL),
+		      "cannot attach to si_timer_cancel")) {
+		kfree(timer);
+		return;
+	}
+	si_timer_setup(timer, si_dobj_freed_fn, 0);
+	si_mod_timer(timer, jiffies + 3600 * HZ);
+	WRITE_ONCE(dobj_freed, timer);
+	si_expect_warn("ODEBUG: free active ... object type: si_timer hint: si_dobj_freed_fn+");
+	kfree(timer);
+	WRITE_ONCE(dobj_freed, NULL);
+	unregister_trace_si_timer_cancel(dobj_cancelled, NULL);
+	tracepoint_synchronize_unregister();
+	SI_CHECK(atomic_read(&dobj_cancels) == 1,
+		 "the freed timer was cancelled %d times by the kfree(), want 1",
+		 atomic_read(&dobj_cancels));
+	SI_CHECK(!atomic_read(&dobj_runs), "its callback ran %d times", atomic_read(&dobj_runs));
+}
+
+/* ---------------------------------------------------------------------- */
 
 static const struct si_test tests[] = {
 	SI_TEST(t_fires_on_time),
@@ -2048,6 +2103,7 @@ static const struct si_test tests[] = {
 	SI_TEST(t_try_to_del_vs_start_race),
 	SI_TEST(t_try_to_del_at_expiry),
 	SI_TEST(t_shutdown_sync_in_flight),
+	SI_TEST(t_debugobjects_free_armed),
 };
 
 static void si_api_main(void *unused)

@@ -237,6 +237,17 @@ ODEBUG_SPLAT = """\
 [    6.000004] ---[ end trace 0000000000000000 ]---
 """
 
+# What si_timer_api_test's t_debugobjects_free_armed provokes on purpose.
+ODEBUG_SI_TIMER = """\
+[    6.000000] ------------[ cut here ]------------
+[    6.000001] ODEBUG: free active (active state 0) object: 00000000c0ffee42 object type: si_timer hint: si_dobj_freed_fn+0x0/0x30 [si_timer_api_test]
+[    6.000002] WARNING: CPU: 1 PID: 120 at lib/debugobjects.c:514 debug_print_object+0xe1/0x140
+[    6.000003] Modules linked in: si_timer_api_test(O+) si_timer(O)
+[    6.000004] ---[ end trace 0000000000000000 ]---
+"""
+ODEBUG_ANNOUNCE = ("[    5.900000] # SI_EXPECT_WARN ODEBUG: free active ... "
+                   "object type: si_timer hint: si_dobj_freed_fn+\n")
+
 
 def run(*parts):
     """Feed a console made of the parts; return (results, console)."""
@@ -352,6 +363,41 @@ class OtherReports(unittest.TestCase):
         announce = "[    5.900000] # SI_EXPECT_WARN possible circular locking dependency\n"
         res, _ = run(BOOT, DOC_HEAD, announce, LOCKDEP_CIRCULAR, DOC_TAIL)
         self.assertEqual(of(res, "fail"), [])
+
+    def test_expected_odebug_report_is_not_a_failure(self):
+        res, _ = run(BOOT, DOC_HEAD, ODEBUG_ANNOUNCE, ODEBUG_SI_TIMER, DOC_TAIL)
+        self.assertEqual(of(res, "fail"), [])
+        self.assertTrue(any("expected WARN seen: ODEBUG: free active" in r.reason
+                            for r in of(res, "info")), res)
+
+    def test_unannounced_odebug_report_fails(self):
+        res, _ = run(BOOT, DOC_HEAD, ODEBUG_SI_TIMER, DOC_TAIL)
+        fails = of(res, "fail")
+        self.assertEqual(len(fails), 1, fails)
+        self.assertTrue(any("object type: si_timer" in d for d in fails[0].diag), fails[0].diag)
+
+    def test_odebug_expectation_covers_one_report_only(self):
+        res, _ = run(BOOT, DOC_HEAD, ODEBUG_ANNOUNCE, ODEBUG_SI_TIMER, ODEBUG_SI_TIMER, DOC_TAIL)
+        self.assertEqual(len(of(res, "fail")), 1, res)
+
+    def test_odebug_expectation_wants_its_pieces_in_order_on_one_line(self):
+        other_type = ODEBUG_SI_TIMER.replace("object type: si_timer", "object type: timer_list")
+        other_kind = ODEBUG_SI_TIMER.replace("free active", "init active")
+        # both pieces, in the other order
+        swapped = ODEBUG_SI_TIMER.replace(
+            "ODEBUG: free active (active state 0) object: 00000000c0ffee42 "
+            "object type: si_timer hint: si_dobj_freed_fn+0x0/0x30",
+            "object type: si_timer hint: si_dobj_freed_fn+0x0/0x30 "
+            "ODEBUG: free active (active state 0) object: 00000000c0ffee42")
+        # both pieces, on two lines
+        split = ODEBUG_SI_TIMER.replace(" object type: si_timer", "\n[    6.0000015] object type: si_timer")
+        for report in (other_type, other_kind, swapped, split):
+            self.assertNotEqual(report, ODEBUG_SI_TIMER)
+            res, _ = run(BOOT, DOC_HEAD, ODEBUG_ANNOUNCE, report, DOC_TAIL)
+            reasons = [r.reason for r in of(res, "fail")]
+            self.assertEqual(len(reasons), 2, reasons)
+            self.assertIn("lib/debugobjects.c", reasons[0])
+            self.assertIn("never appeared", reasons[1])
 
     def test_expectation_does_not_cover_a_sanitizer_report(self):
         announce = "[    5.900000] # SI_EXPECT_WARN si_executor_run\n"
