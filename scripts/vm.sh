@@ -118,6 +118,7 @@ prepare() {
 	mkdir -p "$ir/si/bench"
 	cp "$b"/src/bench/*.ko "$ir/si/bench/"
 	gcc -static -O2 -Wall -o "$ir/si/bench/si_bench_udp" bench/si_bench_udp.c
+	gcc -static -O2 -Wall -o "$ir/si/bench/si_bench_modtime" bench/si_bench_modtime.c
 	sed -n 's/^#define[[:space:]]*SI_TIMER_VERSION[[:space:]]*"\(.*\)".*/\1/p' \
 		include/si_timer.h > "$ir/si/version"
 	(cd "$ir" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -1) \
