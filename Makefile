@@ -56,7 +56,7 @@ torture: deps
 check-host:
 	python3 -m unittest discover -s selftests -p 'test_*.py'
 
-# Benchmarks (bench/): one TCG and one -icount boot per kernel; results in
+# Benchmarks (bench/): one TCG and two -icount boots per kernel; results in
 # build/bench/. QUICK=1 runs each briefly (make check does that as a smoke test).
 BENCH_KERNELS ?= 6.1-rt 6.12-rt 6.1
 bench: deps

@@ -138,6 +138,9 @@ void bench_b4(void);
 void bench_b5(void);
 void bench_b5_icount(void);
 void bench_b7(void);
+/* B9 leaves its timers armed until bench_b9_release(), at unload. */
+void bench_b9(void);
+void bench_b9_release(void);
 /* Keep a long timer of @p running until bench_hold_stop() (B8, user space). */
 int bench_hold_start(enum bench_peer p);
 void bench_hold_stop(void);

@@ -7,8 +7,9 @@ collect the SI_BENCH lines the modules print, and write
   bench <id> <kernel> <metric> si=<v> compat=<v> classic=<v> kdw=<v> dw=<v> baseline=<v> ratio=<si/classic>
 
 lines (peers that do not apply left out) to build/bench/<kernel>.txt, a table
-per kernel on the terminal, and gnuplot PNGs of the B1 and B4 latency
-distributions to build/bench/<kernel>-B1.png and -B4.png.
+per kernel on the terminal (and B9's by timer count), and gnuplot PNGs of the
+B1 and B4 latency distributions and of B9's costs against the timer count to
+build/bench/<kernel>-B1.png, -B4.png and -B9.png.
 
 Also the smoke test of `make check` (smoke()): every expected line present
 and well formed in a check boot's console log, which ran each benchmark
@@ -41,6 +42,11 @@ ALL = set(PEERS)
 TIMERS = ALL - {"baseline"}
 COST = {"si", "classic", "kdw", "dw"}
 MASS = {"si", "classic"}
+# B9: far-future timers armed on the measured CPU, and their metrics
+B9_N = ["0", "10k", "100k", "1M"]
+B9_QUICK_N = ["0", "10k"]
+B9_METRICS = ["arm_ns", "irq_stolen_ns_per_s", "irq_gap_max_ns", "tick_runs_pct",
+              "sleep_late_p99_ns", "sleep_late_max_ns", "unload_us"]
 
 
 def lat(id_, what, peers):
@@ -48,7 +54,7 @@ def lat(id_, what, peers):
             ("p50_us", "p99_us", "max_us", "samples")]
 
 
-def expected(rt):
+def expected(rt, quick=False):
     """(id, metric, peers) of every line a boot pair must produce."""
     e = lat("B1", "bh", ALL)
     if rt:
@@ -66,6 +72,8 @@ def expected(rt):
     e += [("B6", m, set(B6_PEERS)) for m in ("tasklet_pingpong_ns", "soft_hrtimer_chain_ns")]
     if rt:
         e += lat("B7", "flood_expiry", {"si", "compat", "classic"})
+    e += [("B9", "n%s_%s" % (n, m), MASS) for n in (B9_QUICK_N if quick else B9_N)
+          for m in B9_METRICS]
     return e
 
 
@@ -76,7 +84,7 @@ def expected_cdfs():
 
 LINE = re.compile(r"SI_BENCH (B\d) (\w+)((?: \w+=-?\d+)+)\s*$")
 CDF = re.compile(r"SI_BENCH_CDF (B\d) (\w+) (\w+)((?: -?\d+)+)\s*$")
-B6 = re.compile(r"SI_BENCH_B6 (\w+) (\w+) (-?\d+)\s*$")
+B6 = re.compile(r"SI_BENCH_(B6|B9) (\w+) (\w+) (-?\d+)\s*$")
 B8U = re.compile(r"SI_BENCH_B8U (\w+)((?: \w+=-?\d+)+)\s*$")
 INFO = re.compile(r"SI_BENCH_INFO (.*)$")
 TROUBLE = re.compile(r"SI_BENCH_(WARN|ERROR) (.*)$")
@@ -108,10 +116,10 @@ class Results:
             return
         m = B6.match(s)
         if m:
-            key = ("B6", m.group(2))
+            key = (m.group(1), m.group(3))
             if key not in self.lines:
                 self.put(key, {})
-            self.lines[key][m.group(1)] = int(m.group(3))
+            self.lines[key][m.group(2)] = int(m.group(4))
             return
         m = B8U.match(s)
         if m:
@@ -133,7 +141,8 @@ class Results:
         if m:
             self.trouble.append(m.group(0))
             return
-        if s.startswith(("SI_BENCH ", "SI_BENCH_CDF ", "SI_BENCH_B6 ", "SI_BENCH_B8U ")):
+        if s.startswith(("SI_BENCH ", "SI_BENCH_CDF ", "SI_BENCH_B6 ", "SI_BENCH_B8U ",
+                         "SI_BENCH_B9 ")):
             self.malformed.append(s)
 
     def put(self, key, vals):
@@ -165,7 +174,7 @@ def problems(res, rt):
     """Reasons the results are incomplete or malformed (never a timing)."""
     bad = ["malformed: " + s for s in res.malformed] + res.trouble
     no_udp = any(sk.startswith("B8U ") for sk in res.skipped)
-    for id_, metric, peers in expected(rt):
+    for id_, metric, peers in expected(rt, is_quick(res)):
         if no_udp and id_ == "B8" and metric.startswith("udp_"):
             continue
         vals = res.lines.get((id_, metric))
@@ -198,6 +207,44 @@ def problems(res, rt):
 
 def is_rt(res):
     return any(" rt=1 " in i + " " for i in res.info)
+
+
+def is_quick(res):
+    return any(" quick=1 " in i + " " for i in res.info)
+
+
+def b9_rows(vals):
+    """B9 by timer count: rows of cells from {metric: {peer: v}}; ratios si/classic
+    and si against si with no timers (flat in N)."""
+    def get(n, m, p):
+        return vals.get("n%s_%s" % (n, m), {}).get(p)
+
+    def rat(a, b):
+        if a is None or b is None:
+            return ""
+        return "%.2f" % (a / b) if b else ("1.00" if a == 0 else "inf")
+
+    head = ["N", "stolen ns/s si", "classic", "si/classic", "si/si@0",
+            "longest gap ns si", "classic", "sleep late p99 ns si", "classic", "si/classic",
+            "unrelated unload us si", "classic", "si/si@0", "per-jiffy timer ran %"]
+    rows = []
+    for n in B9_N:
+        if not any(k.startswith("n%s_" % n) for k in vals):
+            continue
+        st = [get(n, "irq_stolen_ns_per_s", p) for p in ("si", "classic")]
+        sl = [get(n, "sleep_late_p99_ns", p) for p in ("si", "classic")]
+        un = [get(n, "unload_us", p) for p in ("si", "classic")]
+        runs = "/".join("" if v is None else str(v)
+                        for v in (get(n, "tick_runs_pct", p) for p in ("si", "classic")))
+        rows.append([n, st[0], st[1], rat(*st), rat(st[0], get("0", "irq_stolen_ns_per_s", "si")),
+                     get(n, "irq_gap_max_ns", "si"), get(n, "irq_gap_max_ns", "classic"),
+                     sl[0], sl[1], rat(*sl),
+                     un[0], un[1], rat(un[0], get("0", "unload_us", "si")), runs])
+    return head, [["" if c is None else str(c) for c in r] for r in rows]
+
+
+def b9_vals(res_lines):
+    return {m: v for (i, m), v in res_lines.items() if i == "B9"}
 
 
 def smoke(logname, kernel):
@@ -257,6 +304,12 @@ def table(kernel, res, lines):
         out.append(row + "%8s" % (ratio(id_, vals) or ""))
     out.append("(B6: compat column = si_timer loaded with vecmask=off, baseline = not loaded;"
                " ratio = si/baseline. Other ratios: si/classic.)")
+    head, rows = b9_rows(b9_vals(res.lines))
+    if rows:
+        w = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
+        out += ["", "B9 (%s): N far-future timers armed on the measured CPU" % kernel]
+        out += ["  ".join(c.rjust(w[i]) for i, c in enumerate(r)) for r in [head] + rows]
+        out.append("(per-jiffy timer ran %: si/classic, share of the spin's jiffies)")
     return "\n".join(out)
 
 
@@ -299,7 +352,42 @@ def plot(kernel, res):
         subprocess.run(["gnuplot"], input="\n".join(cmds), text=True, check=False)
         if os.path.exists(png):
             pngs.append(png)
+    png = plot_b9(kernel, b9_vals(res.lines))
+    if png:
+        pngs.append(png)
     return pngs
+
+
+def plot_b9(kernel, vals):
+    """B9's costs against the number of far-future timers, si and classic."""
+    ns = [n for n in B9_N if any(k.startswith("n%s_" % n) for k in vals)]
+    if not ns:
+        return None
+    panels = (("irq_stolen_ns_per_s", "interrupt time stolen (ns per s)"),
+              ("sleep_late_p99_ns", "1 ms sleep: wake-up lateness p99 (ns)"),
+              ("unload_us", "unrelated module unload (us)"))
+    dat = os.path.join(OUT, "%s-B9.dat" % kernel)
+    with open(dat, "w") as f:
+        for i, n in enumerate(ns):
+            f.write("%d %s %s\n" % (i, n, " ".join(
+                str(vals.get("n%s_%s" % (n, m), {}).get(p, "NaN"))
+                for m, _ in panels for p in ("si", "classic"))))
+    png = os.path.join(OUT, "%s-B9.png" % kernel)
+    cmds = ["set terminal pngcairo size 1200,420" if _has_cairo() else
+            "set terminal png size 1200,420",
+            "set output '%s'" % png,
+            "set multiplot layout 1,3 title 'B9: N far-future timers on the measured CPU (%s)'"
+            % kernel,
+            "set xlabel 'timers armed (N)'", "set grid", "set key below",
+            "set xrange [-0.3:%g]" % (len(ns) - 0.7), "set yrange [0:*]"]
+    for k, (m, title) in enumerate(panels):
+        cmds += ["set title '%s'" % title,
+                 "plot '%s' using 1:%d:xtic(2) with linespoints lw 2 lc rgb '%s' title 'si', "
+                 "'%s' using 1:%d with linespoints lw 2 lc rgb '%s' title 'classic'"
+                 % (dat, 3 + 2 * k, COLOUR["si"], dat, 4 + 2 * k, COLOUR["classic"])]
+    cmds.append("unset multiplot")
+    subprocess.run(["gnuplot"], input="\n".join(cmds), text=True, check=False)
+    return png if os.path.exists(png) else None
 
 
 def _has_cairo():
@@ -319,18 +407,20 @@ def run(kernel, quick, timeout):
                            stdin=subprocess.DEVNULL):
             print("  %-8s build failed, see %s" % (kernel, os.path.relpath(log, TOP)))
             return False
-    res, ok, notes = Results(), True, []
+    res, ok, notes, scale = Results(), True, [], None
     # (mode, -icount, vCPUs, note): the cost boot falls back to one vCPU
     # (Debian's 6.1 kernels hang bringing up a second one under -icount
     # here), then to plain TCG; a fallback, which has a note saying so, runs
-    # only if no earlier cost boot finished.
+    # only if no earlier cost boot finished. B9 then boots as the cost boot
+    # that started did: a boot of its own, minutes long under -icount, so
+    # that a kernel that hangs under -icount costs the short cap only.
     default_cpus = os.environ.get("SI_VM_CPUS", "4")
     attempts = (
         ("bench", False, None, None),
         ("bench_icount", True, None, None),
-        ("bench_icount", True, 1, "B3, B5 icount_*, B6 measured under -icount with 1 vCPU: "
+        ("bench_icount", True, 1, "B3, B5 icount_*, B6, B9 measured under -icount with 1 vCPU: "
          "with %s vCPUs the kernel never started" % default_cpus),
-        ("bench_icount", False, None, "B3, B5 icount_*, B6 measured WITHOUT -icount: no "
+        ("bench_icount", False, None, "B3, B5 icount_*, B6, B9 measured WITHOUT -icount: no "
          "-icount boot finished"))
     for mode, icount, cpus, note in attempts:
         if note:
@@ -352,9 +442,24 @@ def run(kernel, quick, timeout):
             continue
         if note:
             notes.append(note)
+        if mode == "bench_icount":
+            scale = (icount, cpus)
         for reason in fails:
             print("  %-8s %s: %s" % (kernel, mode, reason), flush=True)
             ok = False
+    if scale:
+        con = Console()
+        for line in boot(kernel, "bench_scale", quick,
+                         min(timeout, 1200) if scale[0] else timeout, *scale):
+            res.feed(line)
+            for r in con.feed(line):
+                if r.status == "fail":
+                    print("  %-8s bench_scale: %s" % (kernel, r.reason), flush=True)
+                    ok = False
+        for r in con.finish(None):
+            if r.status == "fail":
+                print("  %-8s bench_scale: %s" % (kernel, r.reason), flush=True)
+                ok = False
     lines = [bench_line(kernel, k, res.lines[k]) for k in res.order]
     with open(os.path.join(OUT, kernel + ".txt"), "w") as f:
         f.write("# %s %s%s\n" % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -377,7 +482,7 @@ def run(kernel, quick, timeout):
 
 def markdown(path):
     """A README table from a saved build/bench/<kernel>.txt."""
-    rows, head = [], []
+    rows, head, b9 = [], [], {}
     for line in open(path):
         if line.startswith("#"):
             head.append(line[1:].strip())
@@ -386,6 +491,9 @@ def markdown(path):
         if len(f) < 5 or f[0] != "bench":
             continue
         vals = dict(kv.split("=") for kv in f[4:])
+        if f[1] == "B9":    # its own table, by timer count
+            b9[f[3]] = {p: int(v) for p, v in vals.items() if p != "ratio"}
+            continue
         if f[1] == "B6":
             vals["compat"] = vals.pop("si_off", "")
         rows.append("| %s | %s | %s |" % (f[1], f[3], " | ".join(
@@ -393,6 +501,11 @@ def markdown(path):
     out = ["_" + "; ".join(head) + "_", "",
            "| id | metric | " + " | ".join(PEERS) + " | si/classic |",
            "|---|---|" + "---:|" * (len(PEERS) + 1)]
+    bhead, brows = b9_rows(b9)
+    if brows:
+        rows += ["", "B9 by timer count (per-jiffy timer ran %: si/classic):", "",
+                 "| " + " | ".join(bhead) + " |", "|" + "---:|" * len(bhead)]
+        rows += ["| " + " | ".join(r) + " |" for r in brows]
     return "\n".join(out + rows)
 
 

@@ -129,6 +129,7 @@ prepare() {
 		mkdir -p "$ir/si/bench"
 		cp "$src"/bench/*.ko "$ir/si/bench/"
 		gcc -static -O2 -Wall -o "$ir/si/bench/si_bench_udp" bench/si_bench_udp.c
+		gcc -static -O2 -Wall -o "$ir/si/bench/si_bench_modtime" bench/si_bench_modtime.c
 	fi
 	sed -n 's/^#define[[:space:]]*SI_TIMER_VERSION[[:space:]]*"\(.*\)".*/\1/p' \
 		include/si_timer.h > "$ir/si/version"

@@ -18,10 +18,10 @@
 #          by `vm.sh pack`, see selftests/dkms_test.sh).
 #   bench, bench_icount  `make bench` (bench/bench.py): the benchmark
 #          modules in /si/bench, their SI_BENCH lines copied to the console;
-#          bench_icount boots run the cost benchmarks (B3, B6), the other
-#          boots the rest. si_bench_quick=1 runs each one briefly. check
-#          mode runs all of them so, as a smoke test (bench/bench.py checks
-#          the lines).
+#          bench_icount boots run the cost benchmarks (B3, B6), bench_scale
+#          boots B9 (also -icount), the other boots the rest.
+#          si_bench_quick=1 runs each one briefly. check mode runs all of
+#          them so, as a smoke test (bench/bench.py checks the lines).
 # Every mode ends with the line SI_TIMER_HARNESS_DONE and powers off.
 
 /bin/busybox mkdir -p /proc /sys /dev /tmp
@@ -517,11 +517,34 @@ bench_cost() {
 	bench_load "vecmask=off" si_bench_load state=si_off
 	bench_load "vecmask=on" si_bench_load state=si
 }
+# B9: N far-future timers of each peer armed on the last CPU while the
+# module measures, and while si_bench_modtime times an unrelated module's
+# unload; quick: 0 and 10,000 only.
+bench_scale() {
+	local n p label ns="0 10000 100000 1000000" rounds=3
+	[ -x "$BENCH/si_bench_modtime" ] || { echo "SI_BENCH_ERROR no $BENCH/si_bench_modtime"; return; }
+	[ "$bench_quick" = 1 ] && { ns="0 10000"; rounds=1; }
+	for n in $ns; do
+		case $n in 1000000) label=1M ;; 0) label=0 ;; *) label=$((n / 1000))k ;; esac
+		for p in classic si; do
+			dmesg -c > /dev/null
+			insmod "$SI" && insmod "$BENCH/si_timer_bench.ko" quick="${bench_quick:-0}" \
+				only=B9 scale_peer="$p" scale_n="$n" ||
+				echo "SI_BENCH_ERROR insmod B9 $p $n failed"
+			bench_out
+			"$BENCH/si_bench_modtime" "$BENCH/si_bench_empty.ko" si_bench_empty "$p" "$label" "$rounds"
+			rmmod si_timer_bench
+			rmmod si_timer
+			bench_out
+		done
+	done
+}
 bench_smoke() {
 	[ -d "$BENCH" ] || return 0
 	bench_quick=1
 	bench_latency
 	bench_cost
+	bench_scale
 	say "SI_BENCH_SMOKE_DONE"
 }
 
@@ -529,6 +552,7 @@ case $mode in
 check) check_mode; bench_smoke ;;
 bench) bench_latency ;;
 bench_icount) bench_cost ;;
+bench_scale) bench_scale ;;
 run) run_mode ;;
 script) . /si/script.sh ;;
 *)
