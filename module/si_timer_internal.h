@@ -29,7 +29,8 @@
 #define SI_STATE_BUCKET		(((1U << SI_WHEEL_BITS) - 1) << SI_STATE_BUCKET_SHIFT)
 static_assert(SI_STATE_BUCKET_SHIFT + SI_WHEEL_BITS <= 32 &&
 	      SI_STATE_SHUTDOWN < (1U << SI_STATE_BUCKET_SHIFT));
-static_assert(NR_CPUS <= SI_STATE_CPUMASK + 1);
+/* every CPU number fits (CONFIG_NR_CPUS is at most 8192) */
+static_assert(SI_STATE_CPUMASK + 1 >= CONFIG_NR_CPUS);
 
 /* Callbacks waiting on an executor, by the mode they run in. */
 enum si_queue {

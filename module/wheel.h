@@ -48,7 +48,7 @@
 #include <si_timer.h>
 
 #define SI_WHEEL_LVL_BITS	6
-#define SI_WHEEL_LVL_SIZE	(1UL << SI_WHEEL_LVL_BITS)
+#define SI_WHEEL_LVL_SIZE	BIT(SI_WHEEL_LVL_BITS)
 #define SI_WHEEL_LVL_MASK	(SI_WHEEL_LVL_SIZE - 1)
 /* Each level is 8 times coarser than the one below. */
 #define SI_WHEEL_CLK_SHIFT	3
@@ -66,7 +66,7 @@
 #define SI_WHEEL_BUCKETS	(SI_WHEEL_LEVELS * SI_WHEEL_LVL_SIZE)
 /* Bits of a bucket number, kept in the timer's state (si_timer_internal.h) */
 #define SI_WHEEL_BITS		10
-static_assert(SI_WHEEL_BUCKETS <= BIT(SI_WHEEL_BITS));
+static_assert(BIT(SI_WHEEL_BITS) >= SI_WHEEL_BUCKETS);
 /* Timers armed further out are capped at the wheel's reach, as timer.c's. */
 #define SI_WHEEL_CUTOFF		SI_WHEEL_LVL_START(SI_WHEEL_LEVELS)
 #define SI_WHEEL_MAX_DELTA	(SI_WHEEL_CUTOFF - SI_WHEEL_LVL_GRAN(SI_WHEEL_LEVELS - 1))
