@@ -112,11 +112,15 @@ static void si_learn_jiffies_offset(void)
  * Set @e's wake-up for its wheel @k's next jiffy. @e locked (raw, irqs
  * off), which both the hrtimer and the timer_list allow under them.
  *
- * The HARD hrtimer is set for the edge of that jiffy, a little after the
- * tick that makes it. Should jiffies come late (another CPU's tick
- * updates it), the wake-up finds nothing due and is set again, 1/32 of a
- * tick later; should the edge not be where it is expected, no later
- * than a tick after the earliest the jiffy can begin. Deferrable timers
+ * The HARD hrtimer is set for the edge of that jiffy, just after the tick
+ * that makes it: so soon that the interrupt that runs the tick runs it
+ * too (hrtimer_interrupt() goes on with what came due meanwhile), one
+ * interrupt per jiffy as for the kernel's wheel, not two (B9). Should
+ * jiffies come late (another CPU's tick updates it), the wake-up finds
+ * nothing due and is set again SI_WAKE_RETRY_NS later (1/32 of a tick
+ * once the edge is that far behind); should the edge
+ * not be where it is expected, no later than a tick after the earliest
+ * the jiffy can begin. Deferrable timers
  * are woken by a deferrable timer_list, as they would expire on the
  * kernel's wheel: one pinned to @e's CPU, so that it waits for that CPU,
  * not the arming one, to be busy, as after add_timer_on(). mod_timer()
@@ -129,21 +133,25 @@ static void si_learn_jiffies_offset(void)
  * is not exported); one in flight reads the latest next. Should the IPI
  * fail (@e's CPU going down), this CPU starts it.
  */
-#define SI_WAKE_AFTER_EDGE_NS	(20 * NSEC_PER_USEC)
+#define SI_WAKE_AFTER_EDGE_NS	NSEC_PER_USEC
+#define SI_WAKE_RETRY_NS	(20 * NSEC_PER_USEC)
 
 static void si_executor_start_wake(struct si_executor *e)
 {
 	unsigned long at = e->wheel[SI_WHEEL_NORMAL].next, now;
-	u64 t, when, latest;
+	u64 t, edge, when, latest;
 
 	do {
 		now = READ_ONCE(jiffies);
 		t = ktime_get();
 	} while (now != READ_ONCE(jiffies));
-	when = (u64)(at - si_jiffies_offset) * TICK_NSEC + SI_WAKE_AFTER_EDGE_NS;
+	edge = (u64)(at - si_jiffies_offset) * TICK_NSEC;
+	when = edge + SI_WAKE_AFTER_EDGE_NS;
 	latest = t + (u64)max_t(long, (long)(at - now), 0) * TICK_NSEC + TICK_NSEC;
-	if (when <= t)
-		when = time_after(at, now) ? t + TICK_NSEC / 32 : t;
+	if (when <= t && !time_after(at, now))
+		when = t;
+	else if (when <= t)	/* jiffies late: soon, then less often */
+		when = t + (t - edge < TICK_NSEC / 32 ? SI_WAKE_RETRY_NS : TICK_NSEC / 32);
 	else if (when > latest)
 		when = latest;
 	hrtimer_start(&e->wake, ns_to_ktime(when), HRTIMER_MODE_ABS_PINNED_HARD);
