@@ -56,6 +56,7 @@ EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_start);
 EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_cancel);
 EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_queue);
 EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_cancel_sync);
+EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_expire_exit);
 
 DEFINE_PER_CPU(struct si_executor, si_executors);
 static DEFINE_PER_CPU(struct task_struct *, si_executor_task);
@@ -328,7 +329,7 @@ static noinline void si_repair_leak(si_timer_func_t fn, int preempt, unsigned lo
  * Run one callback. It may free its timer: from here on only the pointer
  * value is used.
  */
-static void si_call(struct si_timer *timer, si_timer_func_t fn,
+static void si_call(struct si_executor *e, struct si_timer *timer, si_timer_func_t fn,
 		    struct lockdep_map *map, enum si_queue q, bool soft)
 {
 	int preempt = preempt_count();
@@ -350,8 +351,17 @@ static void si_call(struct si_timer *timer, si_timer_func_t fn,
 	}
 	trace_si_timer_expire_entry(timer, soft);
 	fn(timer);
-	trace_si_timer_expire_exit(timer, fn, soft);
+	/*
+	 * Returned: from here a softirq run on this CPU (irq exit,
+	 * local_bh_enable()) or a canceller elsewhere must not find it
+	 * running, nor wait for it. Without e->lock, which is not retaken
+	 * until the next callback or the end of the batch: released, so that
+	 * a canceller that reads NULL sees what the callback did. The first
+	 * thing after the call, so that no softirq finds it stale.
+	 */
+	smp_store_release(&e->running, NULL);
 	lock_map_release(map);
+	trace_si_timer_expire_exit(timer, fn, soft);
 
 	/* one branch for both counts: this runs once per expiry (B5) */
 	if (unlikely((preempt_count() ^ preempt) |
@@ -506,15 +516,11 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 		si_lockdep_copy(&map, timer);
 		raw_spin_unlock_irq(&e->lock);
 
-		si_call(timer, fn, &map, q, soft);
+		si_call(e, timer, fn, &map, q, soft);
 		took = now;
 		now = si_now();
 		took = now - took;
 
-		/*
-		 * e->running stays until the batch ends: the lock is held from
-		 * here until it names the next callback, so none sees it stale.
-		 */
 		raw_spin_lock_irq(&e->lock);
 		if (took > e->longest) {
 			e->longest = took;
@@ -525,8 +531,6 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 		    atomic_read(&e->cb_waiters))
 			break;
 	}
-	/* running_fn and running_armed_at: valid while running is */
-	WRITE_ONCE(e->running, NULL);
 	e->ran[q] += n;
 	if (soft) {
 		for (i = 0; i < NR_SOFTIRQS; i++)

@@ -55,7 +55,10 @@
  *    locked).
  * 5. Nothing touches a timer after its callback returned: the executor
  *    clears home->running, its own memory, and holds a copy of the lockdep
- *    map (callbacks may free their timer, as call_timer_fn() allows).
+ *    map (callbacks may free their timer, as call_timer_fn() allows). It
+ *    clears it as the callback returns, without the lock (a release that
+ *    cancellers read with an acquire): set under the lock, it names a
+ *    callback that may run, never one that returned.
  *
  * Unload safety (unload.c): every pending timer is in a wheel or on a
  * queue of its home, and a running one is home->running, so that the
@@ -176,7 +179,7 @@ static __always_inline int si_arm(struct si_executor **home, struct si_timer *ti
 
 	if (state & SI_STATE_SHUTDOWN)
 		return 0;
-	if (likely((e->cpu == cpu && !e->parked) || e->running == timer))
+	if (likely((e->cpu == cpu && !e->parked) || READ_ONCE(e->running) == timer))
 		si_hook(e, timer, si_unhook(e, timer, state), expires, ip);
 	else
 		*home = si_arm_moving(e, timer, cpu, expires, ip);
@@ -462,9 +465,10 @@ int si_try_to_del_timer_sync(struct si_timer *timer)
 	if (si_timer_misused(timer))
 		return -EINVAL;
 	home = si_lock_home(timer, &flags);
-	trace_si_timer_cancel_sync(timer, home->running == timer);
-	if (home->running != timer)
+	/* acquire: cleared without the lock once the callback returned */
+	if (smp_load_acquire(&home->running) != timer)
 		ret = si_disarm(home, timer);
+	trace_si_timer_cancel_sync(timer, ret < 0);
 	si_unlock_home(home, flags);
 	return ret;
 }
@@ -543,7 +547,8 @@ static int si_delete_sync(struct si_timer *timer, bool shutdown)
 		ret |= si_disarm(home, timer);
 		if (shutdown)
 			si_state_set(timer, timer->state | SI_STATE_SHUTDOWN);
-		running = home->running == timer;
+		/* acquire: cleared without the lock once the callback returned */
+		running = smp_load_acquire(&home->running) == timer;
 		/* One event per call: whether it had to wait at all. */
 		if (!looked)
 			trace_si_timer_cancel_sync(timer, running);

@@ -1176,6 +1176,109 @@ SI_CHECKED(t_delete_sync_from_softirq_in_callback)
 	si_timer_shutdown_sync(&s->timer);
 }
 
+/*
+ * 5b. The same softirq, run on the executor just after the callback
+ * returned (non-RT: a tasklet at irq exit), before the executor took its
+ * lock again: the callback is not running, so the synchronous delete must
+ * not be refused (-EDEADLK, a WARN) but deactivate the timer (re-armed by
+ * the callback: 1) and return. The window is reached on purpose: a probe
+ * on si_timer_expire_exit, which fires in it, runs the tasklet there by
+ * local_bh_enable(), as an irq exit would. Tracepoint probes run with
+ * preemption disabled, and on PREEMPT_RT local_bh_enable() then leaves
+ * the softirq to ksoftirqd, as RT's irq exit does: there no softirq runs
+ * on the executor in that window, which these rounds then report.
+ */
+struct after_return {
+	struct si_timer timer;
+	struct tasklet_struct tasklet;
+	bool returned;		/* the callback's last store */
+	bool in_window;		/* the tasklet ran on the executor, after that */
+	bool done;
+	int ret;
+};
+
+static struct after_return after_return;
+
+static void after_return_tasklet(struct tasklet_struct *tl)
+{
+	struct after_return *a = from_tasklet(a, tl, tasklet);
+
+	a->in_window = READ_ONCE(a->returned) && in_serving_softirq() &&
+		       !strncmp(current->comm, "si_timer/", 9);
+	if (a->in_window)
+		a->ret = si_timer_delete_sync(&a->timer);
+	WRITE_ONCE(a->done, true);
+}
+
+static void after_return_fn(struct si_timer *t)
+{
+	struct after_return *a = si_timer_container_of(a, t, timer);
+
+	/* pending again, so that the delete has something to deactivate */
+	si_mod_timer(t, jiffies + 60 * HZ);
+	WRITE_ONCE(a->returned, true);
+}
+
+static void after_return_exit(void *data, struct si_timer *timer, si_timer_func_t fn, bool soft)
+{
+	struct after_return *a = data;
+
+	if (timer != &a->timer || !READ_ONCE(a->returned))
+		return;
+	tasklet_schedule(&a->tasklet);
+	local_bh_disable();
+	local_bh_enable();
+}
+
+SI_CHECKED(t_delete_sync_from_softirq_after_callback)
+{
+	struct after_return *a = &after_return;
+	int round, reached = 0, wrong = 0, ret;
+
+	if (!need_other_cpu())
+		return;
+	if (!si_vecmask_available()) {
+		si_skip("vector mask inactive: callbacks run in compatible mode");
+		return;
+	}
+	ret = register_trace_si_timer_expire_exit(after_return_exit, a);
+	if (!SI_CHECK(!ret, "no probe on si_timer_expire_exit: %d", ret))
+		return;
+	for (round = 0; round < ROUNDS; round++) {
+		memset(a, 0, sizeof(*a));
+		tasklet_setup(&a->tasklet, after_return_tasklet);
+		si_test_timer_setup(&a->timer, after_return_fn,
+				    SI_TIMER_SOFTINTERRUPTIBLE | SI_TIMER_PINNED);
+		a->timer.expires = jiffies + 1;
+		si_add_timer_on(&a->timer, other_cpu);
+		if (!SI_CHECK(si_wait_until(READ_ONCE(a->done), 5000),
+			      "round %d: callback or tasklet did not run", round)) {
+			si_timer_shutdown_sync(&a->timer);
+			tasklet_kill(&a->tasklet);
+			break;
+		}
+		tasklet_kill(&a->tasklet);
+		if (a->in_window) {
+			reached++;
+			if (a->ret != 1 || si_timer_pending(&a->timer)) {
+				wrong++;
+				si_diag("round %d: returned %d, pending %d", round, a->ret,
+					si_timer_pending(&a->timer));
+			}
+		}
+		si_timer_shutdown_sync(&a->timer);
+	}
+	unregister_trace_si_timer_expire_exit(after_return_exit, a);
+	tracepoint_synchronize_unregister();
+	si_diag("tasklet after the callback: window reached %d of %d rounds, %d wrong",
+		reached, round, wrong);
+	SI_CHECK(!wrong, "%d of %d rounds refused or left the timer pending", wrong, reached);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) && !reached)
+		si_skip("window not reachable on PREEMPT_RT: the softirq ran in ksoftirqd");
+	else
+		SI_CHECK(reached, "window reached 0 of %d rounds", round);
+}
+
 /* ---------------------------------------------------------------------- */
 /*
  * 6. An executor parked with a callback queued and no other executor
@@ -1472,6 +1575,7 @@ static const struct si_test tests[] = {
 	SI_TEST(t_moving_rearm_vs_delete),
 	SI_TEST(t_calls_at_expiry),
 	SI_TEST(t_delete_sync_from_softirq_in_callback),
+	SI_TEST(t_delete_sync_from_softirq_after_callback),
 	SI_TEST(t_park_without_heir),
 	SI_TEST(t_delete_sync_waits_for_its_callback_only),
 };
