@@ -462,11 +462,33 @@ static void si_calibrate_cycles(void)
  * Bounded, because such a waiter may not get a CPU: the executor must not
  * wait on it for longer than on a batch of callbacks. Called outside any
  * BH section: on RT those are RCU read-side sections.
+ *
+ * A waiter that did not come in within that time is not getting its CPU
+ * (a higher-priority task holds it): waiting for it after every callback
+ * would throttle the executor to a callback per wait, where the kernel's
+ * expiry goes on at full speed. So for SI_STARVED_WAITS waits' worth of
+ * time the waiters no longer end batches nor are waited for; cb_lock is
+ * still let go between batches. Once no one waits, or that time is over,
+ * they are let in after their callback again.
  */
+#define SI_STARVED_WAITS	8
+
+static DEFINE_PER_CPU(u64, si_waiters_ignored_until);
+
+static bool si_waiters_ignored(struct si_executor *e)
+{
+	return time_before64(get_jiffies_64(), per_cpu(si_waiters_ignored_until, e->cpu));
+}
+
 static void si_let_waiters_in(struct si_executor *e)
 {
-	wait_var_event_timeout(&e->cb_waiters, !atomic_read(&e->cb_waiters),
-			       usecs_to_jiffies(READ_ONCE(batch_us)));
+	unsigned long timeout = usecs_to_jiffies(READ_ONCE(batch_us));
+
+	if (si_waiters_ignored(e))
+		return;
+	if (!wait_var_event_timeout(&e->cb_waiters, !atomic_read(&e->cb_waiters), timeout))
+		per_cpu(si_waiters_ignored_until, e->cpu) =
+			get_jiffies_64() + SI_STARVED_WAITS * timeout;
 }
 
 /*
@@ -528,7 +550,7 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 		}
 		/* Full, out of time, or a canceller waits: let it in. */
 		if (++n == SI_BATCH || now >= deadline ||
-		    atomic_read(&e->cb_waiters))
+		    (atomic_read(&e->cb_waiters) && !si_waiters_ignored(e)))
 			break;
 	}
 	e->ran[q] += n;
@@ -545,6 +567,8 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 		si_leave_softirq();
 	if (atomic_read(&e->cb_waiters))
 		si_let_waiters_in(e);
+	else
+		per_cpu(si_waiters_ignored_until, e->cpu) = 0;
 	return timer;
 }
 
