@@ -31,6 +31,7 @@
 
 #include <linux/bottom_half.h>
 #include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/jump_label.h>
@@ -717,6 +718,47 @@ static void si_executor_park(unsigned int cpu)
 	}
 }
 
+/*
+ * The executor of a CPU coming online takes timers from the moment it can
+ * be armed on, as the kernel's timer base is ready from
+ * timers_prepare_cpu() on: a prepare state, run before the CPU boots,
+ * before any online callback of a driver (CPUHP_AP_ONLINE_DYN) and before
+ * the CPU is in cpu_online_mask. Its thread is still parked then, so the
+ * callbacks that become due wait on its queue until it runs (a parked
+ * thread ignores wake-ups: si_executor_kick()). The unpark callback is
+ * too late for it: it runs when that thread first gets the CPU, after the
+ * online callbacks or long after, and a timer armed on the CPU meanwhile
+ * would go to another one for good (si_executor_lock_live()), and a pinned
+ * one re-arming itself stay there.
+ */
+static enum cpuhp_state si_executor_hp_state;
+
+static int si_executor_prepare_cpu(unsigned int cpu)
+{
+	si_executor_unpark(cpu);
+	return 0;
+}
+
+/*
+ * The CPU is dead, or did not come up after si_executor_prepare_cpu(). If
+ * it came up, the executor handed over and parked on the way down; if
+ * not, none of its timers can have been armed there (si_add_timer_on()
+ * wants it online). Either way, parked; and nothing left behind.
+ */
+static int si_executor_dead_cpu(unsigned int cpu)
+{
+	struct si_executor *e = si_executor_of(cpu);
+	struct si_executor *heir;
+
+	raw_spin_lock_irq(&e->lock);
+	e->parked = true;
+	heir = si_executor_hand_over(e);
+	raw_spin_unlock_irq(&e->lock);
+	if (heir)
+		si_executor_kick(heir);
+	return 0;
+}
+
 void si_executor_show(struct seq_file *m, unsigned int cpu)
 {
 	struct si_executor *e = si_executor_of(cpu);
@@ -759,7 +801,7 @@ static struct smp_hotplug_thread si_executor_threads = {
 int si_executors_init(int prio)
 {
 	unsigned int cpu;
-	int q;
+	int q, ret;
 
 	si_prio = prio;
 	si_learn_jiffies_offset();
@@ -798,7 +840,17 @@ int si_executors_init(int prio)
 		e->parked = false;
 		e->start_pending = false;
 	}
-	return smpboot_register_percpu_thread(&si_executor_threads);
+	ret = smpboot_register_percpu_thread(&si_executor_threads);
+	if (ret)
+		return ret;
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "si_timer:prepare",
+					si_executor_prepare_cpu, si_executor_dead_cpu);
+	if (ret < 0) {
+		smpboot_unregister_percpu_thread(&si_executor_threads);
+		return ret;
+	}
+	si_executor_hp_state = ret;
+	return 0;
 }
 
 void si_executors_exit(void)
@@ -819,6 +871,7 @@ void si_executors_exit(void)
 		hrtimer_cancel(&si_executor_of(cpu)->wake);
 		timer_shutdown_sync(&si_executor_of(cpu)->deferrable_wake);
 	}
+	cpuhp_remove_state_nocalls(si_executor_hp_state);
 	smpboot_unregister_percpu_thread(&si_executor_threads);
 	/*
 	 * Users hold a module reference, and unload.c cancelled what each
