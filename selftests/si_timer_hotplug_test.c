@@ -428,8 +428,9 @@ static int online_poller(void *arg)
 	struct online_arm *a = arg;
 	unsigned long end = jiffies + 30 * HZ;
 
+	/* yields only to what must run here (non-preemptible kernels) */
 	while (!cpu_online(target) && time_before(jiffies, end) && !kthread_should_stop())
-		cpu_relax();
+		cond_resched();
 	if (cpu_online(target)) {
 		a->poll_window = exec_not_run_since_park(a);
 		a->poll.timer.expires = jiffies;
@@ -461,7 +462,7 @@ SI_CHECKED(t_arm_on_cpu_coming_online)
 	struct task_struct *poller, *cpuhp;
 	char prio[8];
 	int round, state, dyn_reached = 0, poll_reached = 0, dyn_wrong = 0, poll_wrong = 0;
-	int policy = SCHED_NORMAL, rt_prio = 0;
+	int policy = SCHED_NORMAL, rt_prio = 0, poll_cpu = home_cpu, cpu;
 
 	a = kzalloc(sizeof(*a), GFP_KERNEL);
 	if (!SI_CHECK(a, "out of memory"))
@@ -470,6 +471,10 @@ SI_CHECKED(t_arm_on_cpu_coming_online)
 	if (!a->exec || !si_test_read_param("prio", prio, sizeof(prio)) ||
 	    !si_test_write_param("prio", "0"))
 		goto out_free;
+	/* not the CPU that brings @target up: it must not wait for the poller */
+	for_each_online_cpu(cpu)
+		if (cpu != home_cpu && cpu != target)
+			poll_cpu = cpu;
 	state = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "si_hotplug_test:online",
 					  online_dyn_cb, NULL);
 	if (!SI_CHECK(state > 0, "cpuhp_setup_state_nocalls: %d", state))
@@ -485,7 +490,7 @@ SI_CHECKED(t_arm_on_cpu_coming_online)
 		a->poll_window = false;
 		a->parked_csw = a->exec->nvcsw + a->exec->nivcsw;
 		WRITE_ONCE(online_arm, a);
-		poller = kthread_run_on_cpu(online_poller, a, home_cpu, "si_poll/%u");
+		poller = kthread_run_on_cpu(online_poller, a, poll_cpu, "si_poll/%u");
 		if (!SI_CHECK(!IS_ERR(poller), "no poller: %ld", PTR_ERR(poller))) {
 			WRITE_ONCE(online_arm, NULL);
 			break;
