@@ -775,7 +775,7 @@ void si_executor_show(struct seq_file *m, unsigned int cpu)
 			queued[q]++;
 		ran[q] = e->ran[q];
 	}
-	running = e->running ? e->running_fn : NULL;
+	running = READ_ONCE(e->running) ? e->running_fn : NULL;
 	parked = e->parked;
 	raw_spin_unlock_irq(&e->lock);
 
