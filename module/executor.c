@@ -470,9 +470,12 @@ static void si_calibrate_cycles(void)
  * expiry goes on at full speed. So for SI_STARVED_WAITS waits' worth of
  * time the waiters no longer end batches nor are waited for; cb_lock is
  * still let go between batches. Once no one waits, or that time is over,
- * they are let in after their callback again.
+ * they are let in after their callback again. The price: a starved waiter
+ * that gets its CPU back meanwhile may wait out that time (128 ms at HZ
+ * 250) if the executor has callbacks to run throughout; at 8 waits the
+ * executor kept 20-50% of its rate on 6.12-rt, too little.
  */
-#define SI_STARVED_WAITS	8
+#define SI_STARVED_WAITS	32
 
 static DEFINE_PER_CPU(u64, si_waiters_ignored_until);
 
