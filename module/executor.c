@@ -31,6 +31,7 @@
 
 #include <linux/bottom_half.h>
 #include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/jump_label.h>
@@ -57,6 +58,7 @@ EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_start);
 EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_cancel);
 EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_queue);
 EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_cancel_sync);
+EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_expire_exit);
 
 struct si_executor __percpu *si_executors __read_mostly;
 static DEFINE_PER_CPU(struct task_struct *, si_executor_task);
@@ -337,7 +339,7 @@ static noinline void si_repair_leak(si_timer_func_t fn, int preempt, unsigned lo
  * Run one callback. It may free its timer: from here on only the pointer
  * value is used.
  */
-static void si_call(struct si_timer *timer, si_timer_func_t fn,
+static void si_call(struct si_executor *e, struct si_timer *timer, si_timer_func_t fn,
 		    struct lockdep_map *map, enum si_queue q, bool soft)
 {
 	int preempt = preempt_count();
@@ -359,8 +361,17 @@ static void si_call(struct si_timer *timer, si_timer_func_t fn,
 	}
 	trace_si_timer_expire_entry(timer, soft);
 	fn(timer);
-	trace_si_timer_expire_exit(timer, fn, soft);
+	/*
+	 * Returned: from here a softirq run on this CPU (irq exit,
+	 * local_bh_enable()) or a canceller elsewhere must not find it
+	 * running, nor wait for it. Without e->lock, which is not retaken
+	 * until the next callback or the end of the batch: released, so that
+	 * a canceller that reads NULL sees what the callback did. The first
+	 * thing after the call, so that no softirq finds it stale.
+	 */
+	smp_store_release(&e->running, NULL);
 	lock_map_release(map);
+	trace_si_timer_expire_exit(timer, fn, soft);
 
 	/* one branch for both counts: this runs once per expiry (B5) */
 	if (unlikely((preempt_count() ^ preempt) |
@@ -461,11 +472,36 @@ static void si_calibrate_cycles(void)
  * Bounded, because such a waiter may not get a CPU: the executor must not
  * wait on it for longer than on a batch of callbacks. Called outside any
  * BH section: on RT those are RCU read-side sections.
+ *
+ * A waiter that did not come in within that time is not getting its CPU
+ * (a higher-priority task holds it): waiting for it after every callback
+ * would throttle the executor to a callback per wait, where the kernel's
+ * expiry goes on at full speed. So for SI_STARVED_WAITS waits' worth of
+ * time the waiters no longer end batches nor are waited for; cb_lock is
+ * still let go between batches. Once no one waits, or that time is over,
+ * they are let in after their callback again. The price: a starved waiter
+ * that gets its CPU back meanwhile may wait out that time (128 ms at HZ
+ * 250) if the executor has callbacks to run throughout; at 8 waits the
+ * executor kept 20-50% of its rate on 6.12-rt, too little.
  */
+#define SI_STARVED_WAITS	32
+
+static DEFINE_PER_CPU(u64, si_waiters_ignored_until);
+
+static bool si_waiters_ignored(struct si_executor *e)
+{
+	return time_before64(get_jiffies_64(), per_cpu(si_waiters_ignored_until, e->cpu));
+}
+
 static void si_let_waiters_in(struct si_executor *e)
 {
-	wait_var_event_timeout(&e->cb_waiters, !atomic_read(&e->cb_waiters),
-			       usecs_to_jiffies(READ_ONCE(batch_us)));
+	unsigned long timeout = usecs_to_jiffies(READ_ONCE(batch_us));
+
+	if (si_waiters_ignored(e))
+		return;
+	if (!wait_var_event_timeout(&e->cb_waiters, !atomic_read(&e->cb_waiters), timeout))
+		per_cpu(si_waiters_ignored_until, e->cpu) =
+			get_jiffies_64() + SI_STARVED_WAITS * timeout;
 }
 
 /*
@@ -530,15 +566,11 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 		si_lockdep_copy(&map, timer);
 		raw_spin_unlock_irq(&e->lock);
 
-		si_call(timer, fn, &map, q, soft);
+		si_call(e, timer, fn, &map, q, soft);
 		took = now;
 		now = si_now();
 		took = now - took;
 
-		/*
-		 * e->running stays until the batch ends: the lock is held from
-		 * here until it names the next callback, so none sees it stale.
-		 */
 		raw_spin_lock_irq(&e->lock);
 		if (took > e->longest) {
 			e->longest = took;
@@ -546,11 +578,9 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 		}
 		/* Full, out of time, or a canceller waits: let it in. */
 		if (++n == SI_BATCH || now >= deadline ||
-		    atomic_read(&e->cb_waiters))
+		    (atomic_read(&e->cb_waiters) && !si_waiters_ignored(e)))
 			break;
 	}
-	/* running_fn and running_armed_at: valid while running is */
-	WRITE_ONCE(e->running, NULL);
 	e->ran[q] += n;
 	if (soft) {
 		for (i = 0; i < NR_SOFTIRQS; i++)
@@ -568,6 +598,8 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 	}
 	if (atomic_read(&e->cb_waiters))
 		si_let_waiters_in(e);
+	else
+		per_cpu(si_waiters_ignored_until, e->cpu) = 0;
 	return timer;
 }
 
@@ -716,6 +748,47 @@ static void si_executor_park(unsigned int cpu)
 	}
 }
 
+/*
+ * The executor of a CPU coming online takes timers from the moment it can
+ * be armed on, as the kernel's timer base is ready from
+ * timers_prepare_cpu() on: a prepare state, run before the CPU boots,
+ * before any online callback of a driver (CPUHP_AP_ONLINE_DYN) and before
+ * the CPU is in cpu_online_mask. Its thread is still parked then, so the
+ * callbacks that become due wait on its queue until it runs (a parked
+ * thread ignores wake-ups: si_executor_kick()). The unpark callback is
+ * too late for it: it runs when that thread first gets the CPU, after the
+ * online callbacks or long after, and a timer armed on the CPU meanwhile
+ * would go to another one for good (si_executor_lock_live()), and a pinned
+ * one re-arming itself stay there.
+ */
+static enum cpuhp_state si_executor_hp_state;
+
+static int si_executor_prepare_cpu(unsigned int cpu)
+{
+	si_executor_unpark(cpu);
+	return 0;
+}
+
+/*
+ * The CPU is dead, or did not come up after si_executor_prepare_cpu(). If
+ * it came up, the executor handed over and parked on the way down; if
+ * not, none of its timers can have been armed there (si_add_timer_on()
+ * wants it online). Either way, parked; and nothing left behind.
+ */
+static int si_executor_dead_cpu(unsigned int cpu)
+{
+	struct si_executor *e = si_executor_of(cpu);
+	struct si_executor *heir;
+
+	raw_spin_lock_irq(&e->lock);
+	e->parked = true;
+	heir = si_executor_hand_over(e);
+	raw_spin_unlock_irq(&e->lock);
+	if (heir)
+		si_executor_kick(heir);
+	return 0;
+}
+
 void si_executor_show(struct seq_file *m, unsigned int cpu)
 {
 	struct si_executor *e = si_executor_of(cpu);
@@ -732,7 +805,7 @@ void si_executor_show(struct seq_file *m, unsigned int cpu)
 			queued[q]++;
 		ran[q] = e->ran[q];
 	}
-	running = e->running ? e->running_fn : NULL;
+	running = READ_ONCE(e->running) ? e->running_fn : NULL;
 	parked = e->parked;
 	raw_spin_unlock_irq(&e->lock);
 
@@ -803,7 +876,17 @@ int si_executors_init(int prio)
 	}
 	ret = smpboot_register_percpu_thread(&si_executor_threads);
 	if (ret)
-		free_percpu(si_executors);
+		goto out_free;
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "si_timer:prepare",
+					si_executor_prepare_cpu, si_executor_dead_cpu);
+	if (ret < 0) {
+		smpboot_unregister_percpu_thread(&si_executor_threads);
+		goto out_free;
+	}
+	si_executor_hp_state = ret;
+	return 0;
+out_free:
+	free_percpu(si_executors);
 	return ret;
 }
 
@@ -825,6 +908,7 @@ void si_executors_exit(void)
 		hrtimer_cancel(&si_executor_of(cpu)->wake);
 		timer_shutdown_sync(&si_executor_of(cpu)->deferrable_wake);
 	}
+	cpuhp_remove_state_nocalls(si_executor_hp_state);
 	smpboot_unregister_percpu_thread(&si_executor_threads);
 	/*
 	 * Users hold a module reference, and unload.c cancelled what each

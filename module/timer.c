@@ -56,7 +56,10 @@
  *    locked).
  * 5. Nothing touches a timer after its callback returned: the executor
  *    clears home->running, its own memory, and holds a copy of the lockdep
- *    map (callbacks may free their timer, as call_timer_fn() allows).
+ *    map (callbacks may free their timer, as call_timer_fn() allows). It
+ *    clears it as the callback returns, without the lock (a release that
+ *    cancellers read with an acquire): set under the lock, it names a
+ *    callback that may run, never one that returned.
  *
  * Unload safety (unload.c): every pending timer is in a wheel or on a
  * queue of its home, and on its owner's list of that home; a running one
@@ -218,7 +221,7 @@ static __always_inline int si_arm(struct si_executor **home, struct si_timer *ti
 
 	if (state & SI_STATE_SHUTDOWN)
 		return 0;
-	if (likely((e->cpu == cpu && !e->parked) || e->running == timer)) {
+	if (likely((e->cpu == cpu && !e->parked) || READ_ONCE(e->running) == timer)) {
 		if ((state & SI_STATE_ARMED) && si_rearm_in_place(e, timer, state, expires, ip))
 			return 1;
 		if (!(state & SI_STATE_PENDING))
@@ -516,9 +519,10 @@ int si_try_to_del_timer_sync(struct si_timer *timer)
 	if (si_timer_misused(timer))
 		return -EINVAL;
 	home = si_lock_home(timer, &flags);
-	trace_si_timer_cancel_sync(timer, home->running == timer);
-	if (home->running != timer)
+	/* acquire: cleared without the lock once the callback returned */
+	if (smp_load_acquire(&home->running) != timer)
 		ret = si_disarm(home, timer);
+	trace_si_timer_cancel_sync(timer, ret < 0);
 	si_unlock_home(home, flags);
 	return ret;
 }
@@ -597,7 +601,8 @@ static int si_delete_sync(struct si_timer *timer, bool shutdown)
 		ret |= si_disarm(home, timer);
 		if (shutdown)
 			si_state_set(timer, timer->state | SI_STATE_SHUTDOWN);
-		running = home->running == timer;
+		/* acquire: cleared without the lock once the callback returned */
+		running = smp_load_acquire(&home->running) == timer;
 		/* One event per call: whether it had to wait at all. */
 		if (!looked)
 			trace_si_timer_cancel_sync(timer, running);

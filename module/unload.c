@@ -159,7 +159,7 @@ static unsigned int si_unload_executor(struct si_executor *e, struct si_unload *
 	unsigned int acted = 0, n, i;
 
 	for (;;) {
-		bool running = false;
+		const struct si_timer *running;
 
 		n = 0;
 		raw_spin_lock_irq(&e->lock);
@@ -174,14 +174,18 @@ static unsigned int si_unload_executor(struct si_executor *e, struct si_unload *
 			};
 			si_timer_evict(e, timer);
 		}
-		if (!n && e->running && si_owned(e->running, e->running_fn, mod)) {
-			/* Compared, never dereferenced: it may free itself. */
+		/*
+		 * Compared, never dereferenced: it may free itself. Cleared
+		 * without the lock as the callback returns (executor.c).
+		 */
+		running = n ? NULL : READ_ONCE(e->running);
+		if (running && si_owned(running, e->running_fn, mod))
 			ev[n++] = (struct si_evicted) {
-				.timer = e->running, .fn = e->running_fn,
+				.timer = running, .fn = e->running_fn,
 				.armed_at = e->running_armed_at, .where = "running",
 			};
-			running = true;
-		}
+		else
+			running = NULL;
 		raw_spin_unlock_irq(&e->lock);
 
 		if (!n)

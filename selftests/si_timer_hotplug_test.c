@@ -18,6 +18,7 @@
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -358,11 +359,191 @@ SI_CHECKED(t_executor_back_after_online)
 	}
 }
 
+/*
+ * A timer armed on a CPU the moment it is online runs there, as after
+ * add_timer_on(): armed by a thread that polls cpu_online(), and by a
+ * CPUHP_AP_ONLINE_DYN startup callback (run on the incoming CPU, the usual
+ * per-CPU driver pattern). The window: the CPU's executor thread, parked
+ * while the CPU was down, has not run since (its context switch count is
+ * that of its park and it is not on a CPU), so it has not run its unpark
+ * callback either. Reached on purpose: the executors run at SCHED_OTHER
+ * (prio=0) and the incoming CPU's hotplug thread at SCHED_FIFO meanwhile,
+ * so that the executor, woken at CPUHP_AP_SMPBOOT_THREADS, does not run
+ * before the online callbacks; otherwise it preempts that thread (at
+ * SCHED_FIFO), or often does (at SCHED_OTHER), and the ONLINE_DYN window
+ * is hardly ever reached.
+ */
+#define ONLINE_ROUNDS	10
+
+struct online_arm {
+	struct hp_probe dyn, poll;
+	struct task_struct *exec;
+	unsigned long parked_csw;
+	bool dyn_armed, dyn_window, poll_armed, poll_window;
+};
+
+static struct online_arm *online_arm;
+
+static bool exec_not_run_since_park(const struct online_arm *a)
+{
+	const struct task_struct *p = a->exec;
+
+	return READ_ONCE(p->nvcsw) + READ_ONCE(p->nivcsw) == a->parked_csw &&
+	       !READ_ONCE(p->on_cpu);
+}
+
+/* The hotplug thread of @cpu ("cpuhp/N"), with a reference. */
+static struct task_struct *cpuhp_thread_of(int cpu)
+{
+	char comm[TASK_COMM_LEN];
+	struct task_struct *p, *found = NULL;
+
+	snprintf(comm, sizeof(comm), "cpuhp/%d", cpu);
+	rcu_read_lock();
+	for_each_process(p) {
+		if ((p->flags & PF_KTHREAD) && !strcmp(p->comm, comm)) {
+			found = get_task_struct(p);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+static int online_dyn_cb(unsigned int cpu)
+{
+	struct online_arm *a = READ_ONCE(online_arm);
+
+	if (!a || cpu != target || a->dyn_armed)
+		return 0;
+	a->dyn_window = exec_not_run_since_park(a);
+	a->dyn.timer.expires = jiffies;
+	si_add_timer_on(&a->dyn.timer, cpu);
+	a->dyn_armed = true;
+	return 0;
+}
+
+static int online_poller(void *arg)
+{
+	struct online_arm *a = arg;
+	unsigned long end = jiffies + 30 * HZ;
+
+	/* yields only to what must run here (non-preemptible kernels) */
+	while (!cpu_online(target) && time_before(jiffies, end) && !kthread_should_stop())
+		cond_resched();
+	if (cpu_online(target)) {
+		a->poll_window = exec_not_run_since_park(a);
+		a->poll.timer.expires = jiffies;
+		si_add_timer_on(&a->poll.timer, target);
+		a->poll_armed = true;
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static void online_check(struct hp_probe *p, bool armed, const char *how, int round,
+			 int *wrong)
+{
+	if (!armed)
+		return;
+	if (!SI_CHECK(wait_for_completion_timeout(&p->done, 5 * HZ),
+		      "round %d, %s: did not run", round, how))
+		return;
+	if (p->cpu != target || !on_executor(p)) {
+		(*wrong)++;
+		si_diag("round %d, %s: ran on CPU %d in '%s'", round, how, p->cpu, p->comm);
+	}
+}
+
+SI_CHECKED(t_arm_on_cpu_coming_online)
+{
+	struct online_arm *a;
+	struct task_struct *poller, *cpuhp;
+	char prio[8];
+	int round, state, dyn_reached = 0, poll_reached = 0, dyn_wrong = 0, poll_wrong = 0;
+	int policy = SCHED_NORMAL, rt_prio = 0, poll_cpu = home_cpu, cpu;
+
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!SI_CHECK(a, "out of memory"))
+		return;
+	a->exec = executor_of(target);
+	if (!a->exec || !si_test_read_param("prio", prio, sizeof(prio)) ||
+	    !si_test_write_param("prio", "0"))
+		goto out_free;
+	/* not the CPU that brings @target up: it must not wait for the poller */
+	for_each_online_cpu(cpu)
+		if (cpu != home_cpu && cpu != target)
+			poll_cpu = cpu;
+	state = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "si_hotplug_test:online",
+					  online_dyn_cb, NULL);
+	if (!SI_CHECK(state > 0, "cpuhp_setup_state_nocalls: %d", state))
+		goto out_prio;
+	for (round = 0; round < ONLINE_ROUNDS; round++) {
+		if (!target_down())
+			break;
+		hp_init(&a->dyn, 0);
+		hp_init(&a->poll, 0);
+		a->dyn_armed = false;
+		a->dyn_window = false;
+		a->poll_armed = false;
+		a->poll_window = false;
+		a->parked_csw = a->exec->nvcsw + a->exec->nivcsw;
+		WRITE_ONCE(online_arm, a);
+		poller = kthread_run_on_cpu(online_poller, a, poll_cpu, "si_poll/%u");
+		if (!SI_CHECK(!IS_ERR(poller), "no poller: %ld", PTR_ERR(poller))) {
+			WRITE_ONCE(online_arm, NULL);
+			break;
+		}
+		get_task_struct(poller);
+		cpuhp = cpuhp_thread_of(target);
+		if (cpuhp) {
+			policy = cpuhp->policy;
+			rt_prio = cpuhp->rt_priority;
+			set_policy(cpuhp, SCHED_FIFO, 1);
+		}
+		target_up();
+		if (cpuhp) {
+			set_policy(cpuhp, policy, rt_prio);
+			put_task_struct(cpuhp);
+		}
+		WRITE_ONCE(online_arm, NULL);
+		kthread_stop(poller);
+		put_task_struct(poller);
+		SI_CHECK(a->dyn_armed, "round %d: the ONLINE_DYN callback did not arm", round);
+		SI_CHECK(a->poll_armed, "round %d: the poller did not arm", round);
+		online_check(&a->dyn, a->dyn_armed, "ONLINE_DYN callback", round, &dyn_wrong);
+		online_check(&a->poll, a->poll_armed, "poller", round, &poll_wrong);
+		dyn_reached += a->dyn_window;
+		poll_reached += a->poll_window;
+		si_timer_delete_sync(&a->dyn.timer);
+		si_timer_delete_sync(&a->poll.timer);
+	}
+	cpuhp_remove_state_nocalls(state);
+	/* the window: CPU @target online, its executor not run since parked */
+	si_diag("CPU %d: window reached %d of %d rounds (ONLINE_DYN callback), %d of %d (poller)",
+		target, dyn_reached, round, poll_reached, round);
+	si_diag("ran elsewhere than CPU %d: %d (ONLINE_DYN callback), %d (poller), of %d rounds",
+		target, dyn_wrong, poll_wrong, round);
+	SI_CHECK(!dyn_wrong && !poll_wrong, "%d + %d of %d rounds ran on another CPU", dyn_wrong,
+		 poll_wrong, round);
+	if (round && !dyn_reached && !poll_reached)
+		si_skip("window reached 0 of %d rounds", round);
+out_prio:
+	si_test_write_param("prio", prio);
+out_free:
+	if (a->exec)
+		put_task_struct(a->exec);
+	kfree(a);
+	target_up();
+}
+
 static const struct si_test tests[] = {
 	SI_TEST(t_pending_timer_fires_after_offline),
 	SI_TEST(t_queued_callbacks_move_on_offline),
 	SI_TEST(t_rearming_timer_across_hotplug),
 	SI_TEST(t_executor_back_after_online),
+	SI_TEST(t_arm_on_cpu_coming_online),
 };
 
 static int skip_all(void)

@@ -1176,6 +1176,109 @@ SI_CHECKED(t_delete_sync_from_softirq_in_callback)
 	si_timer_shutdown_sync(&s->timer);
 }
 
+/*
+ * 5b. The same softirq, run on the executor just after the callback
+ * returned (non-RT: a tasklet at irq exit), before the executor took its
+ * lock again: the callback is not running, so the synchronous delete must
+ * not be refused (-EDEADLK, a WARN) but deactivate the timer (re-armed by
+ * the callback: 1) and return. The window is reached on purpose: a probe
+ * on si_timer_expire_exit, which fires in it, runs the tasklet there by
+ * local_bh_enable(), as an irq exit would. Tracepoint probes run with
+ * preemption disabled, and on PREEMPT_RT local_bh_enable() then leaves
+ * the softirq to ksoftirqd, as RT's irq exit does: there no softirq runs
+ * on the executor in that window, which these rounds then report.
+ */
+struct after_return {
+	struct si_timer timer;
+	struct tasklet_struct tasklet;
+	bool returned;		/* the callback's last store */
+	bool in_window;		/* the tasklet ran on the executor, after that */
+	bool done;
+	int ret;
+};
+
+static struct after_return after_return;
+
+static void after_return_tasklet(struct tasklet_struct *tl)
+{
+	struct after_return *a = from_tasklet(a, tl, tasklet);
+
+	a->in_window = READ_ONCE(a->returned) && in_serving_softirq() &&
+		       !strncmp(current->comm, "si_timer/", 9);
+	if (a->in_window)
+		a->ret = si_timer_delete_sync(&a->timer);
+	WRITE_ONCE(a->done, true);
+}
+
+static void after_return_fn(struct si_timer *t)
+{
+	struct after_return *a = si_timer_container_of(a, t, timer);
+
+	/* pending again, so that the delete has something to deactivate */
+	si_mod_timer(t, jiffies + 60 * HZ);
+	WRITE_ONCE(a->returned, true);
+}
+
+static void after_return_exit(void *data, struct si_timer *timer, si_timer_func_t fn, bool soft)
+{
+	struct after_return *a = data;
+
+	if (timer != &a->timer || !READ_ONCE(a->returned))
+		return;
+	tasklet_schedule(&a->tasklet);
+	local_bh_disable();
+	local_bh_enable();
+}
+
+SI_CHECKED(t_delete_sync_from_softirq_after_callback)
+{
+	struct after_return *a = &after_return;
+	int round, reached = 0, wrong = 0, ret;
+
+	if (!need_other_cpu())
+		return;
+	if (!si_vecmask_available()) {
+		si_skip("vector mask inactive: callbacks run in compatible mode");
+		return;
+	}
+	ret = register_trace_si_timer_expire_exit(after_return_exit, a);
+	if (!SI_CHECK(!ret, "no probe on si_timer_expire_exit: %d", ret))
+		return;
+	for (round = 0; round < ROUNDS; round++) {
+		memset(a, 0, sizeof(*a));
+		tasklet_setup(&a->tasklet, after_return_tasklet);
+		si_test_timer_setup(&a->timer, after_return_fn,
+				    SI_TIMER_SOFTINTERRUPTIBLE | SI_TIMER_PINNED);
+		a->timer.expires = jiffies + 1;
+		si_add_timer_on(&a->timer, other_cpu);
+		if (!SI_CHECK(si_wait_until(READ_ONCE(a->done), 5000),
+			      "round %d: callback or tasklet did not run", round)) {
+			si_timer_shutdown_sync(&a->timer);
+			tasklet_kill(&a->tasklet);
+			break;
+		}
+		tasklet_kill(&a->tasklet);
+		if (a->in_window) {
+			reached++;
+			if (a->ret != 1 || si_timer_pending(&a->timer)) {
+				wrong++;
+				si_diag("round %d: returned %d, pending %d", round, a->ret,
+					si_timer_pending(&a->timer));
+			}
+		}
+		si_timer_shutdown_sync(&a->timer);
+	}
+	unregister_trace_si_timer_expire_exit(after_return_exit, a);
+	tracepoint_synchronize_unregister();
+	si_diag("tasklet after the callback: window reached %d of %d rounds, %d wrong",
+		reached, round, wrong);
+	SI_CHECK(!wrong, "%d of %d rounds refused or left the timer pending", wrong, reached);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) && !reached)
+		si_skip("window not reachable on PREEMPT_RT: the softirq ran in ksoftirqd");
+	else
+		SI_CHECK(reached, "window reached 0 of %d rounds", round);
+}
+
 /* ---------------------------------------------------------------------- */
 /*
  * 6. An executor parked with a callback queued and no other executor
@@ -1462,6 +1565,260 @@ SI_CHECKED(t_delete_sync_waits_for_its_callback_only)
 }
 
 /* ---------------------------------------------------------------------- */
+/*
+ * 8. A canceller that waits for a callback and then does not get its CPU
+ * (PREEMPT_RT: it sleeps on cb_lock; a SCHED_FIFO task takes its CPU) must
+ * not throttle the executor: as the kernel's timer_sync_wait_running(),
+ * expiry goes on at full speed meanwhile. Measured: callbacks per second
+ * of a stream of short callbacks on "other" while the canceller on "third"
+ * is starved for STARVE_MS by a FIFO 50 hog, against the stream's rate
+ * with no canceller. The window: the canceller waited (counted in
+ * cb_waiters) when the hog started and had not returned when it stopped.
+ * On non-RT a waiting canceller spins on cb_lock and keeps its CPU, so the
+ * window cannot be reached there.
+ */
+#define STREAM_TIMERS	512
+#define STARVE_MS	500
+#define STARVE_ROUNDS	3
+#define VICTIM_CAP_NS	(100 * NSEC_PER_MSEC)
+
+struct starve;
+static struct starve *starved;
+
+struct starve {
+	struct si_timer stream[STREAM_TIMERS];
+	struct si_timer victim;
+	atomic_t count;
+	bool stop;
+	bool victim_started;
+	bool go;		/* the hog may start */
+	bool hog_running;
+	bool cancel_done;
+	bool canceller_waiting;	/* it entered si_executor_wait_callback() */
+	struct task_struct *canceller;
+	bool waiting_at_start;	/* the canceller waited when the hog started */
+	bool waiting_at_end;
+	u64 c0, c1, t0, t1, t_cancel_done;
+	int cancel_ret;
+	struct task_struct *hog;
+};
+
+static void stream_fn(struct si_timer *t)
+{
+	struct starve *st = READ_ONCE(starved);
+
+	atomic_inc(&st->count);
+	if (!READ_ONCE(st->stop))
+		si_mod_timer(t, jiffies + 1);
+}
+
+static void starve_victim_fn(struct si_timer *t)
+{
+	struct starve *st = si_timer_container_of(st, t, victim);
+	u64 start = ktime_get_ns();
+
+	WRITE_ONCE(st->victim_started, true);
+	while (!READ_ONCE(st->canceller_waiting) && ktime_get_ns() - start < VICTIM_CAP_NS)
+		cpu_relax();
+	/* from the probe at its entry to its sleep on cb_lock */
+	mdelay(1);	/* a compatible callback: no sleeping */
+	WRITE_ONCE(st->go, true);
+	wake_up_process(st->hog);
+	start = ktime_get_ns();
+	while (!READ_ONCE(st->hog_running) && ktime_get_ns() - start < VICTIM_CAP_NS)
+		cpu_relax();
+}
+
+static int starve_hog(void *arg)
+{
+	struct starve *st = arg;
+
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (READ_ONCE(st->go) || kthread_should_stop())
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+	if (READ_ONCE(st->go)) {
+		st->waiting_at_start = READ_ONCE(st->canceller_waiting) &&
+				       !READ_ONCE(st->cancel_done);
+		st->t0 = ktime_get_ns();
+		st->c0 = atomic_read(&st->count);
+		WRITE_ONCE(st->hog_running, true);
+		while (ktime_get_ns() - st->t0 < STARVE_MS * NSEC_PER_MSEC)
+			cpu_relax();
+		st->c1 = atomic_read(&st->count);
+		st->t1 = ktime_get_ns();
+		st->waiting_at_end = !READ_ONCE(st->cancel_done);
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static int starve_canceller(void *arg)
+{
+	struct starve *st = arg;
+
+	if (si_wait_until(READ_ONCE(st->victim_started) || kthread_should_stop(), 5000) &&
+	    READ_ONCE(st->victim_started)) {
+		st->cancel_ret = si_timer_delete_sync(&st->victim);
+		st->t_cancel_done = ktime_get_ns();
+		WRITE_ONCE(st->cancel_done, true);
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static int starve_wait_entry(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct starve *st = READ_ONCE(starved);
+
+	if (st && current == READ_ONCE(st->canceller))
+		WRITE_ONCE(st->canceller_waiting, true);
+	return 0;
+}
+
+static struct kprobe starve_wait_probe = {
+	.symbol_name = "si_executor_wait_callback",
+	.pre_handler = starve_wait_entry,
+};
+
+static u64 stream_rate(struct starve *st, u64 c0, u64 c1, u64 t0, u64 t1)
+{
+	return t1 > t0 ? div64_u64((c1 - c0) * NSEC_PER_SEC, t1 - t0) : 0;
+}
+
+static struct task_struct *starve_thread(int (*fn)(void *), struct starve *st, int cpu,
+					 const char *name)
+{
+	struct task_struct *p = kthread_create(fn, st, "%s/%d", name, cpu);
+
+	if (IS_ERR(p))
+		return NULL;
+	kthread_bind(p, cpu);
+	get_task_struct(p);
+	return p;
+}
+
+SI_CHECKED(t_starved_canceller_does_not_throttle)
+{
+	struct task_struct *canceller;
+	struct starve *st;
+	u64 base, rate, t0, c0;
+	int i, round = 0, reached = 0, slow = 0, ret;
+
+	if (!need_third_cpu())
+		return;
+	st = kvzalloc(sizeof(*st), GFP_KERNEL);
+	if (!SI_CHECK(st, "out of memory"))
+		return;
+	ret = register_kprobe(&starve_wait_probe);
+	if (!SI_CHECK(!ret, "no kprobe on si_executor_wait_callback: %d", ret)) {
+		kvfree(st);
+		return;
+	}
+	WRITE_ONCE(starved, st);
+	for (i = 0; i < STREAM_TIMERS; i++) {
+		si_test_timer_setup(&st->stream[i], stream_fn, SI_TIMER_PINNED);
+		st->stream[i].expires = jiffies + 1;
+		si_add_timer_on(&st->stream[i], other_cpu);
+	}
+	msleep(100);
+	t0 = ktime_get_ns();
+	c0 = atomic_read(&st->count);
+	msleep(STARVE_MS);
+	rate = stream_rate(st, c0, atomic_read(&st->count), t0, ktime_get_ns());
+	/*
+	 * The reference: the same hog, no canceller. Under single-threaded
+	 * TCG a spinning vCPU takes emulation time from the others.
+	 */
+	st->hog = starve_thread(starve_hog, st, third_cpu, "si_hog");
+	if (!SI_CHECK(st->hog, "cannot create the hog"))
+		goto out;
+	sched_set_fifo(st->hog);
+	WRITE_ONCE(st->go, true);
+	wake_up_process(st->hog);
+	SI_CHECK(si_wait_until(st->t1, STARVE_MS + 5000), "the hog did not run");
+	kthread_stop(st->hog);
+	put_task_struct(st->hog);
+	base = stream_rate(st, st->c0, st->c1, st->t0, st->t1);
+	si_diag("stream of %d timers on CPU %d: %llu callbacks/s, %llu with the hog on CPU %d",
+		STREAM_TIMERS, other_cpu, rate, base, third_cpu);
+
+	for (round = 0; round < STARVE_ROUNDS; round++) {
+		/* RT bandwidth: the hog's 500 ms must not be throttled */
+		msleep(1000);
+		st->victim_started = false;
+		st->go = false;
+		st->hog_running = false;
+		st->cancel_done = false;
+		st->canceller_waiting = false;
+		st->waiting_at_start = false;
+		st->waiting_at_end = false;
+		st->t1 = 0;
+		st->t_cancel_done = 0;
+		st->hog = starve_thread(starve_hog, st, third_cpu, "si_hog");
+		canceller = starve_thread(starve_canceller, st, third_cpu, "si_cancel");
+		if (!SI_CHECK(st->hog && canceller, "cannot create threads")) {
+			if (st->hog) {
+				kthread_stop(st->hog);
+				put_task_struct(st->hog);
+			}
+			if (canceller) {
+				kthread_stop(canceller);
+				put_task_struct(canceller);
+			}
+			break;
+		}
+		WRITE_ONCE(st->canceller, canceller);
+		sched_set_fifo(st->hog);
+		wake_up_process(st->hog);
+		wake_up_process(canceller);
+		si_test_timer_setup(&st->victim, starve_victim_fn, SI_TIMER_PINNED);
+		st->victim.expires = jiffies + 1;
+		si_add_timer_on(&st->victim, other_cpu);
+		SI_CHECK(si_wait_until(READ_ONCE(st->cancel_done), STARVE_MS + 5000),
+			 "round %d: the canceller did not return", round);
+		SI_CHECK(si_wait_until(st->t1, 5000), "round %d: the hog did not run", round);
+		kthread_stop(canceller);
+		put_task_struct(canceller);
+		kthread_stop(st->hog);
+		put_task_struct(st->hog);
+		si_timer_shutdown_sync(&st->victim);
+
+		rate = stream_rate(st, st->c0, st->c1, st->t0, st->t1);
+		if (st->waiting_at_start && st->waiting_at_end) {
+			reached++;
+			slow += rate * 4 < base;
+		}
+		si_diag("round %d: starved %d, %llu/s (%llu%% of %llu), delete +%lld ms: %d",
+			round, st->waiting_at_start && st->waiting_at_end, rate,
+			base ? div64_u64(rate * 100, base) : 0, base,
+			st->t1 && st->t_cancel_done ?
+			div_s64((s64)(st->t_cancel_done - st->t1), NSEC_PER_MSEC) : -1,
+			st->cancel_ret);
+	}
+out:
+	WRITE_ONCE(st->stop, true);
+	for (i = 0; i < STREAM_TIMERS; i++)
+		si_timer_shutdown_sync(&st->stream[i]);
+	WRITE_ONCE(starved, NULL);
+	unregister_kprobe(&starve_wait_probe);
+	kvfree(st);
+	si_diag("starved canceller: window reached %d of %d rounds, stream under 1/4 in %d",
+		reached, round, slow);
+	SI_CHECK(!slow, "stream throttled below 1/4 of %llu/s in %d of %d rounds", base, slow,
+		 reached);
+	if (!reached)
+		si_skip(IS_ENABLED(CONFIG_PREEMPT_RT) ?
+			"window not reached: the canceller was never starved while waiting" :
+			"window not reachable: a waiting canceller spins and keeps its CPU (non-RT)");
+}
+
+/* ---------------------------------------------------------------------- */
 
 static const struct si_test tests[] = {
 	SI_TEST(t_delete_sync_vs_self_rearm),
@@ -1472,8 +1829,10 @@ static const struct si_test tests[] = {
 	SI_TEST(t_moving_rearm_vs_delete),
 	SI_TEST(t_calls_at_expiry),
 	SI_TEST(t_delete_sync_from_softirq_in_callback),
+	SI_TEST(t_delete_sync_from_softirq_after_callback),
 	SI_TEST(t_park_without_heir),
 	SI_TEST(t_delete_sync_waits_for_its_callback_only),
+	SI_TEST(t_starved_canceller_does_not_throttle),
 };
 
 static void si_race_main(void *unused)
