@@ -37,6 +37,7 @@
  * soft-interruptible callback running on this CPU could need our BH lock).
  */
 #include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
@@ -1320,6 +1321,140 @@ static int tt_poll(struct napi_struct *napi, int budget)
 	return 0;
 }
 
+/*
+ * Arms made during a hotplug cycle: as a CPU comes online, a per-CPU
+ * driver's online callback (CPUHP_AP_ONLINE_DYN, on that CPU) arms a
+ * pinned timer there, maybe before that CPU's executor thread has run;
+ * it must run on that CPU, as add_timer_on()'s would (unless the CPU went
+ * down again meanwhile). Counted: how often the executor thread had not
+ * run since it parked, the window in which such a timer used to go to
+ * another CPU for good. Reached on purpose every other cycle: the
+ * incoming CPU's hotplug thread runs at SCHED_FIFO as high as the
+ * executors meanwhile, so the executor woken at CPUHP_AP_SMPBOOT_THREADS
+ * waits until the online callbacks are done (else it mostly runs first).
+ */
+struct tt_online_arm {
+	struct si_timer t;
+	unsigned long expires;
+	int cpu, hp_gen;
+	atomic_t armed;		/* 1 from arming until its callback returned */
+	/* set by the hotplug thread before the CPU comes up */
+	struct task_struct *executor;
+	unsigned long parked_csw;
+};
+
+static struct tt_online_arm *tt_online;
+static enum cpuhp_state tt_online_state;
+static atomic_long_t tt_online_arms, tt_online_window, tt_online_ran;
+
+static void tt_online_fn(struct si_timer *t)
+{
+	struct tt_online_arm *o = container_of(t, struct tt_online_arm, t);
+	int cpu = raw_smp_processor_id(), gen = atomic_read(&tt_hp_gen);
+
+	if (time_before(jiffies, o->expires + 1))
+		tt_violation(V_EARLY, "online-armed timer of CPU %d fired at %lu, expires %lu",
+			     o->cpu, jiffies, o->expires);
+	/* the cycle that brought it up, or the gap before the next one */
+	if (cpu != o->cpu && gen - o->hp_gen <= 1)
+		tt_violation(V_CPU, "timer armed on CPU %d as it came online ran on CPU %d",
+			     o->cpu, cpu);
+	atomic_long_inc(&tt_online_ran);
+	atomic_set_release(&o->armed, 0);
+}
+
+static int tt_online_cpu(unsigned int cpu)
+{
+	struct tt_online_arm *o = &tt_online[cpu];
+	struct task_struct *executor;
+
+	if (READ_ONCE(tt_stop) || atomic_cmpxchg_acquire(&o->armed, 0, 1))
+		return 0;
+	/* the executor thread has not run since it parked: the window */
+	executor = READ_ONCE(o->executor);
+	if (executor && READ_ONCE(executor->nvcsw) + READ_ONCE(executor->nivcsw) ==
+	    o->parked_csw)
+		atomic_long_inc(&tt_online_window);
+	si_timer_setup(&o->t, tt_online_fn,
+		       SI_TIMER_PINNED | (cpu & 1 ? SI_TIMER_SOFTINTERRUPTIBLE : 0));
+	o->cpu = cpu;
+	o->hp_gen = atomic_read(&tt_hp_gen);
+	o->expires = jiffies + 1;
+	o->t.expires = o->expires;
+	si_add_timer_on(&o->t, cpu);
+	atomic_long_inc(&tt_online_arms);
+	return 0;
+}
+
+/* The kthread named @fmt with @cpu, with a reference, or NULL. */
+static struct task_struct *tt_kthread_of(const char *fmt, int cpu)
+{
+	char comm[TASK_COMM_LEN];
+	struct task_struct *p, *found = NULL;
+
+	snprintf(comm, sizeof(comm), fmt, cpu);
+	rcu_read_lock();
+	for_each_process(p) {
+		if ((p->flags & PF_KTHREAD) && !strcmp(p->comm, comm)) {
+			found = get_task_struct(p);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/* Before @cpu comes up: its parked executor thread, to tell the window. */
+static void tt_online_note_parked(int cpu)
+{
+	struct tt_online_arm *o = &tt_online[cpu];
+	struct task_struct *p = tt_kthread_of("si_timer/%d", cpu);
+
+	if (p) {
+		o->parked_csw = p->nvcsw + p->nivcsw;
+		WRITE_ONCE(o->executor, p);
+	}
+}
+
+static void tt_online_forget(int cpu)
+{
+	struct task_struct *p = xchg(&tt_online[cpu].executor, NULL);
+
+	if (p)
+		put_task_struct(p);
+}
+
+static int tt_online_init(void)
+{
+	int ret;
+
+	tt_online = kcalloc(nr_cpu_ids, sizeof(*tt_online), GFP_KERNEL);
+	if (!tt_online)
+		return -ENOMEM;
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "si_tt:online", tt_online_cpu, NULL);
+	if (ret < 0) {
+		kfree(tt_online);
+		tt_online = NULL;
+		return ret;
+	}
+	tt_online_state = ret;
+	return 0;
+}
+
+static void tt_online_exit(void)
+{
+	int cpu;
+
+	if (!tt_online)
+		return;
+	cpuhp_remove_state_nocalls(tt_online_state);
+	for_each_possible_cpu(cpu)
+		if (tt_online[cpu].t.function)
+			si_timer_shutdown_sync(&tt_online[cpu].t);
+	kfree(tt_online);
+	tt_online = NULL;
+}
+
 static int tt_hotplug_fn(void *data)
 {
 	struct rnd_state r;
@@ -1334,11 +1469,23 @@ static int tt_hotplug_fn(void *data)
 			continue;
 		atomic_inc(&tt_hp_gen);
 		if (!remove_cpu(cpu)) {
+			struct task_struct *cpuhp = NULL;
+
 			msleep(hotplug_interval / 2);
+			tt_online_note_parked(cpu);
+			if (atomic_read(&tt_hp_gen) & 2)
+				cpuhp = tt_kthread_of("cpuhp/%d", cpu);
+			if (cpuhp)
+				sched_set_fifo_low(cpuhp);
 			if (add_cpu(cpu))
 				pr_err(TT "add_cpu(%d) failed\n", cpu);
 			else
 				ok++;
+			if (cpuhp) {
+				sched_set_normal(cpuhp, 0);
+				put_task_struct(cpuhp);
+			}
+			tt_online_forget(cpu);
 		}
 		atomic_inc(&tt_hp_gen);
 		atomic_long_inc(&tt_opcount[OP_HOTPLUG]);
@@ -1427,6 +1574,9 @@ static void tt_summary(unsigned long secs)
 		atomic_long_read(&tt_sync_waited), atomic_long_read(&tt_try_del_busy),
 		atomic_long_read(&tt_at_expiry_busy),
 		atomic_long_read(&tt_refused));
+	pr_info("# si_timer_torture summary: timers armed by an online callback %ld, of them with the CPU's executor not yet run since parked (window reached) %ld, ran %ld\n",
+		atomic_long_read(&tt_online_arms), atomic_long_read(&tt_online_window),
+		atomic_long_read(&tt_online_ran));
 	len = 0;
 	for (i = 0; i < V_NR; i++)
 		len += scnprintf(buf + len, sizeof(buf) - len, " %s=%ld", tt_vname[i],
@@ -1494,7 +1644,7 @@ static int __init tt_init(void)
 		}
 		wake_up_process(th->task);
 	}
-	if (hotplug_interval > 0 && num_online_cpus() > 1)
+	if (hotplug_interval > 0 && num_online_cpus() > 1 && !tt_online_init())
 		tt_hotplug_task = kthread_run(tt_hotplug_fn, NULL, "si_tt_hotplug");
 
 	deadline = start + duration * HZ;
@@ -1507,6 +1657,7 @@ static int __init tt_init(void)
 	}
 	if (!IS_ERR_OR_NULL(tt_hotplug_task))
 		kthread_stop(tt_hotplug_task);
+	tt_online_exit();
 	secs = (jiffies - start) / HZ;
 
 	/* Reconcile every slot; then every fire-and-forget timer must fire. */
