@@ -36,6 +36,8 @@
 #include <linux/fs.h>
 #include <linux/ktime.h>
 #include <linux/stdarg.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
 #include <si_timer.h>
 #include "si_ktap.h"
@@ -48,6 +50,27 @@
  * tracked objects go away with the stack (debug_check_no_obj_freed()).
  * Like si_timer_setup(), each call site gets its own lockdep class.
  */
+/*
+ * The per-CPU kernel thread @name/@cpu ("si_timer", "cpuhp"), with a
+ * reference, or NULL.
+ */
+static inline __maybe_unused struct task_struct *si_test_kthread_of(const char *name, int cpu)
+{
+	char comm[TASK_COMM_LEN];
+	struct task_struct *p, *found = NULL;
+
+	snprintf(comm, sizeof(comm), "%s/%d", name, cpu);
+	rcu_read_lock();
+	for_each_process(p) {
+		if ((p->flags & PF_KTHREAD) && !strcmp(p->comm, comm)) {
+			found = get_task_struct(p);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
 /*
  * Armed and not yet due: waiting in its home executor's wheel. Once due it
  * is queued (pending, not in the wheel) until its callback starts.

@@ -392,24 +392,6 @@ static bool exec_not_run_since_park(const struct online_arm *a)
 	       !READ_ONCE(p->on_cpu);
 }
 
-/* The hotplug thread of @cpu ("cpuhp/N"), with a reference. */
-static struct task_struct *cpuhp_thread_of(int cpu)
-{
-	char comm[TASK_COMM_LEN];
-	struct task_struct *p, *found = NULL;
-
-	snprintf(comm, sizeof(comm), "cpuhp/%d", cpu);
-	rcu_read_lock();
-	for_each_process(p) {
-		if ((p->flags & PF_KTHREAD) && !strcmp(p->comm, comm)) {
-			found = get_task_struct(p);
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return found;
-}
-
 static int online_dyn_cb(unsigned int cpu)
 {
 	struct online_arm *a = READ_ONCE(online_arm);
@@ -496,7 +478,7 @@ SI_CHECKED(t_arm_on_cpu_coming_online)
 			break;
 		}
 		get_task_struct(poller);
-		cpuhp = cpuhp_thread_of(target);
+		cpuhp = si_test_kthread_of("cpuhp", target);
 		if (cpuhp) {
 			policy = cpuhp->policy;
 			rt_prio = cpuhp->rt_priority;

@@ -1310,23 +1310,6 @@ static struct kprobe park_probe = {
 	.pre_handler = park_entry,
 };
 
-static struct task_struct *executor_task(int cpu)
-{
-	char comm[TASK_COMM_LEN];
-	struct task_struct *p, *found = NULL;
-
-	snprintf(comm, sizeof(comm), "si_timer/%d", cpu);
-	rcu_read_lock();
-	for_each_process(p) {
-		if ((p->flags & PF_KTHREAD) && !strcmp(p->comm, comm)) {
-			found = get_task_struct(p);
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return found;
-}
-
 static atomic_t park_requested;
 
 static void park_other(void *arg)
@@ -1352,7 +1335,7 @@ SI_CHECKED(t_park_without_heir)
 		goto out_probe;
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
-		task[cpu] = executor_task(cpu);
+		task[cpu] = si_test_kthread_of("si_timer", cpu);
 		if (!SI_CHECK(task[cpu], "no si_timer/%d thread", cpu))
 			goto out;
 	}

@@ -1386,29 +1386,11 @@ static int tt_online_cpu(unsigned int cpu)
 	return 0;
 }
 
-/* The kthread named @fmt with @cpu, with a reference, or NULL. */
-static struct task_struct *tt_kthread_of(const char *fmt, int cpu)
-{
-	char comm[TASK_COMM_LEN];
-	struct task_struct *p, *found = NULL;
-
-	snprintf(comm, sizeof(comm), fmt, cpu);
-	rcu_read_lock();
-	for_each_process(p) {
-		if ((p->flags & PF_KTHREAD) && !strcmp(p->comm, comm)) {
-			found = get_task_struct(p);
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return found;
-}
-
 /* Before @cpu comes up: its parked executor thread, to tell the window. */
 static void tt_online_note_parked(int cpu)
 {
 	struct tt_online_arm *o = &tt_online[cpu];
-	struct task_struct *p = tt_kthread_of("si_timer/%d", cpu);
+	struct task_struct *p = si_test_kthread_of("si_timer", cpu);
 
 	if (p) {
 		o->parked_csw = p->nvcsw + p->nivcsw;
@@ -1474,7 +1456,7 @@ static int tt_hotplug_fn(void *data)
 			msleep(hotplug_interval / 2);
 			tt_online_note_parked(cpu);
 			if (atomic_read(&tt_hp_gen) & 2)
-				cpuhp = tt_kthread_of("cpuhp/%d", cpu);
+				cpuhp = si_test_kthread_of("cpuhp", cpu);
 			if (cpuhp)
 				sched_set_fifo_low(cpuhp);
 			if (add_cpu(cpu))
