@@ -102,8 +102,10 @@ def lock_key(expr):
 
 
 class Func:
-    def __init__(self, path, name, line, body, offset):
+    """line: where its name is; body_line: where its body (the '{') starts."""
+    def __init__(self, path, name, line, body, offset, body_line):
         self.path, self.name, self.line, self.body, self.offset = path, name, line, body, offset
+        self.body_line = body_line
 
 
 def functions(path, text):
@@ -121,7 +123,8 @@ def functions(path, text):
                         d += {"{": 1, "}": -1}.get(text[j], 0)
                         j += 1
                     line = text.count("\n", 0, last + m.start(1)) + 1
-                    out.append(Func(path, m.group(1), line, text[i:j], i))
+                    out.append(Func(path, m.group(1), line, text[i:j], i,
+                                    text.count("\n", 0, i) + 1))
                     i, last = j, j
                     continue
             depth += 1
@@ -165,7 +168,7 @@ class Tree:
         return next((d for d in defs if d.path == path), defs[0] if defs else None)
 
     def line(self, fn, pos):
-        return fn.line + fn.body.count("\n", 0, pos)
+        return fn.body_line + fn.body.count("\n", 0, pos)
 
     def where(self, fn, pos):
         return "%s:%d" % (self.files[fn.path], self.line(fn, pos))
@@ -290,7 +293,7 @@ def audit(tree, tree_wide=False):
                                % (m.group(1), tree.where(f, m.start()),
                                   "" if f is fcb else " (in %s())" % f.name)))
                     verdict = worse("needs_bh")
-        where = tree.where(fcb, 0)
+        where = "%s:%d" % (tree.files[fcb.path], fcb.line)
         opted = "SI_TIMER_SOFTINTERRUPTIBLE" in flags
         report.append((where.split(":")[0], cb, verdict, where, api, opted, ev))
     return report

@@ -95,7 +95,23 @@ t_audit_evidence() {
 	! grep -q 'needs_bh.*stats_lock\|stats_lock.*needs_bh' "$out/audit.txt" ||
 		fail "a lock shared with timers only was flagged"
 }
-ktap si_timer_audit audit_timer_list_sources audit_converted_sources audit_evidence
+# Every FILE:LINE the audit names holds what it says is there: the callback's
+# name, or the call named before "at" (the function itself for a "(FILE:LINE)").
+t_audit_evidence_lines() {
+	local at what file line n=0
+	python3 scripts/si-timer-audit.py samples/migrate > "$out/audit.txt" || fail "audit failed" || return 1
+	while read -r what at; do
+		file=samples/migrate/${at%:*}
+		line=$(sed -n "${at##*:}p" "$file")
+		case $line in
+		*"$what"*) n=$((n + 1)) ;;
+		*) fail "audit names $what at $at, where the line is: $line" || return 1 ;;
+		esac
+	done < <(grep -o '[A-Za-z_][A-Za-z_0-9]*([^()]*)\?[^()]* at mig_[a-z]*\.c:[0-9]*' "$out/audit.txt" |
+		 sed 's/^\([A-Za-z_0-9]*\).* at \(mig_[a-z]*\.c:[0-9]*\)$/\1 \2/')
+	[ "$n" -ge 6 ] || fail "only $n located evidence lines found"
+}
+ktap si_timer_audit audit_timer_list_sources audit_converted_sources audit_evidence audit_evidence_lines
 
 # --- si_timer_dkms: a throw-away root: an overlay on /, in a private mount
 # namespace that dies with the step.
