@@ -486,11 +486,9 @@ static void si_calibrate_cycles(void)
  */
 #define SI_STARVED_WAITS	32
 
-static DEFINE_PER_CPU(u64, si_waiters_ignored_until);
-
 static bool si_waiters_ignored(struct si_executor *e)
 {
-	return time_before64(get_jiffies_64(), per_cpu(si_waiters_ignored_until, e->cpu));
+	return time_before64(get_jiffies_64(), e->waiters_ignored_until);
 }
 
 static void si_let_waiters_in(struct si_executor *e)
@@ -500,8 +498,7 @@ static void si_let_waiters_in(struct si_executor *e)
 	if (si_waiters_ignored(e))
 		return;
 	if (!wait_var_event_timeout(&e->cb_waiters, !atomic_read(&e->cb_waiters), timeout))
-		per_cpu(si_waiters_ignored_until, e->cpu) =
-			get_jiffies_64() + SI_STARVED_WAITS * timeout;
+		e->waiters_ignored_until = get_jiffies_64() + SI_STARVED_WAITS * timeout;
 }
 
 /*
@@ -599,7 +596,7 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 	if (atomic_read(&e->cb_waiters))
 		si_let_waiters_in(e);
 	else
-		per_cpu(si_waiters_ignored_until, e->cpu) = 0;
+		e->waiters_ignored_until = 0;
 	return timer;
 }
 

@@ -66,6 +66,8 @@ struct si_executor {
 	unsigned int		cpu;
 	spinlock_t		cb_lock;	/* held across each batch of callbacks */
 	atomic_t		cb_waiters;	/* cancellers waiting on cb_lock */
+	/* the thread's own: until then, waiters starved of a CPU (executor.c) */
+	u64			waiters_ignored_until;
 	/* The callback running now: compared, never dereferenced. */
 	const struct si_timer	*running;
 	si_timer_func_t		running_fn;
