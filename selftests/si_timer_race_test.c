@@ -1692,11 +1692,83 @@ static struct task_struct *starve_thread(int (*fn)(void *), struct starve *st, i
 	return p;
 }
 
-SI_CHECKED(t_starved_canceller_does_not_throttle)
+/*
+ * The reference: the same hog on the third CPU, no canceller, measured
+ * right before each starved round. Under single-threaded TCG a spinning
+ * vCPU takes emulation time from the others, and the host's other load
+ * comes and goes: only rates measured side by side compare.
+ */
+static u64 hog_only_rate(struct starve *st)
+{
+	WRITE_ONCE(st->go, false);
+	st->t1 = 0;
+	st->hog = starve_thread(starve_hog, st, third_cpu, "si_hog");
+	if (!st->hog)
+		return 0;
+	sched_set_fifo(st->hog);
+	WRITE_ONCE(st->go, true);
+	wake_up_process(st->hog);
+	si_wait_until(st->t1, STARVE_MS + 5000);
+	kthread_stop(st->hog);
+	put_task_struct(st->hog);
+	return st->t1 ? stream_rate(st, st->c0, st->c1, st->t0, st->t1) : 0;
+}
+
+/* One starved round: the stream's rate while the canceller waits, starved */
+static u64 starved_round(struct starve *st, int round)
 {
 	struct task_struct *canceller;
+
+	st->victim_started = false;
+	st->go = false;
+	st->hog_running = false;
+	st->cancel_done = false;
+	st->canceller_waiting = false;
+	st->waiting_at_start = false;
+	st->waiting_at_end = false;
+	st->t1 = 0;
+	st->t_cancel_done = 0;
+	st->hog = starve_thread(starve_hog, st, third_cpu, "si_hog");
+	canceller = starve_thread(starve_canceller, st, third_cpu, "si_cancel");
+	if (!SI_CHECK(st->hog && canceller, "cannot create threads")) {
+		if (st->hog) {
+			kthread_stop(st->hog);
+			put_task_struct(st->hog);
+		}
+		if (canceller) {
+			kthread_stop(canceller);
+			put_task_struct(canceller);
+		}
+		return 0;
+	}
+	WRITE_ONCE(st->canceller, canceller);
+	sched_set_fifo(st->hog);
+	wake_up_process(st->hog);
+	wake_up_process(canceller);
+	si_test_timer_setup(&st->victim, starve_victim_fn, SI_TIMER_PINNED);
+	st->victim.expires = jiffies + 1;
+	si_add_timer_on(&st->victim, other_cpu);
+	SI_CHECK(si_wait_until(READ_ONCE(st->cancel_done), STARVE_MS + 5000),
+		 "round %d: the canceller did not return", round);
+	SI_CHECK(si_wait_until(st->t1, 5000), "round %d: the hog did not run", round);
+	kthread_stop(canceller);
+	put_task_struct(canceller);
+	kthread_stop(st->hog);
+	put_task_struct(st->hog);
+	si_timer_shutdown_sync(&st->victim);
+	return st->t1 ? stream_rate(st, st->c0, st->c1, st->t0, st->t1) : 0;
+}
+
+/*
+ * The bug this catches (the executor waiting for the starved canceller
+ * after every callback) leaves the stream a callback per wait, under 1%
+ * of its rate, in every round; a round can also be slow because the host
+ * was busy during it, so the check is on a majority of rounds.
+ */
+SI_CHECKED(t_starved_canceller_does_not_throttle)
+{
 	struct starve *st;
-	u64 base, rate, t0, c0;
+	u64 base, rate;
 	int i, round = 0, reached = 0, slow = 0, ret;
 
 	if (!need_third_cpu())
@@ -1716,81 +1788,26 @@ SI_CHECKED(t_starved_canceller_does_not_throttle)
 		si_add_timer_on(&st->stream[i], other_cpu);
 	}
 	msleep(100);
-	t0 = ktime_get_ns();
-	c0 = atomic_read(&st->count);
-	msleep(STARVE_MS);
-	rate = stream_rate(st, c0, atomic_read(&st->count), t0, ktime_get_ns());
-	/*
-	 * The reference: the same hog, no canceller. Under single-threaded
-	 * TCG a spinning vCPU takes emulation time from the others.
-	 */
-	st->hog = starve_thread(starve_hog, st, third_cpu, "si_hog");
-	if (!SI_CHECK(st->hog, "cannot create the hog"))
-		goto out;
-	sched_set_fifo(st->hog);
-	WRITE_ONCE(st->go, true);
-	wake_up_process(st->hog);
-	SI_CHECK(si_wait_until(st->t1, STARVE_MS + 5000), "the hog did not run");
-	kthread_stop(st->hog);
-	put_task_struct(st->hog);
-	base = stream_rate(st, st->c0, st->c1, st->t0, st->t1);
-	si_diag("stream of %d timers on CPU %d: %llu callbacks/s, %llu with the hog on CPU %d",
-		STREAM_TIMERS, other_cpu, rate, base, third_cpu);
 
 	for (round = 0; round < STARVE_ROUNDS; round++) {
 		/* RT bandwidth: the hog's 500 ms must not be throttled */
 		msleep(1000);
-		st->victim_started = false;
-		st->go = false;
-		st->hog_running = false;
-		st->cancel_done = false;
-		st->canceller_waiting = false;
-		st->waiting_at_start = false;
-		st->waiting_at_end = false;
-		st->t1 = 0;
-		st->t_cancel_done = 0;
-		st->hog = starve_thread(starve_hog, st, third_cpu, "si_hog");
-		canceller = starve_thread(starve_canceller, st, third_cpu, "si_cancel");
-		if (!SI_CHECK(st->hog && canceller, "cannot create threads")) {
-			if (st->hog) {
-				kthread_stop(st->hog);
-				put_task_struct(st->hog);
-			}
-			if (canceller) {
-				kthread_stop(canceller);
-				put_task_struct(canceller);
-			}
+		base = hog_only_rate(st);
+		if (!SI_CHECK(base, "round %d: the reference hog did not run", round))
 			break;
-		}
-		WRITE_ONCE(st->canceller, canceller);
-		sched_set_fifo(st->hog);
-		wake_up_process(st->hog);
-		wake_up_process(canceller);
-		si_test_timer_setup(&st->victim, starve_victim_fn, SI_TIMER_PINNED);
-		st->victim.expires = jiffies + 1;
-		si_add_timer_on(&st->victim, other_cpu);
-		SI_CHECK(si_wait_until(READ_ONCE(st->cancel_done), STARVE_MS + 5000),
-			 "round %d: the canceller did not return", round);
-		SI_CHECK(si_wait_until(st->t1, 5000), "round %d: the hog did not run", round);
-		kthread_stop(canceller);
-		put_task_struct(canceller);
-		kthread_stop(st->hog);
-		put_task_struct(st->hog);
-		si_timer_shutdown_sync(&st->victim);
-
-		rate = stream_rate(st, st->c0, st->c1, st->t0, st->t1);
+		msleep(1000);
+		rate = starved_round(st, round);
 		if (st->waiting_at_start && st->waiting_at_end) {
 			reached++;
 			slow += rate * 4 < base;
 		}
-		si_diag("round %d: starved %d, %llu/s (%llu%% of %llu), delete +%lld ms: %d",
+		si_diag("round %d: starved %d, %llu/s (%llu%% of %llu alone), delete +%lld ms: %d",
 			round, st->waiting_at_start && st->waiting_at_end, rate,
-			base ? div64_u64(rate * 100, base) : 0, base,
+			div64_u64(rate * 100, base), base,
 			st->t1 && st->t_cancel_done ?
 			div_s64((s64)(st->t_cancel_done - st->t1), NSEC_PER_MSEC) : -1,
 			st->cancel_ret);
 	}
-out:
 	WRITE_ONCE(st->stop, true);
 	for (i = 0; i < STREAM_TIMERS; i++)
 		si_timer_shutdown_sync(&st->stream[i]);
@@ -1799,7 +1816,8 @@ out:
 	kvfree(st);
 	si_diag("starved canceller: window reached %d of %d rounds, stream under 1/4 in %d",
 		reached, round, slow);
-	SI_CHECK(!slow, "stream throttled below 1/4 of %llu/s in %d of %d rounds", base, slow,
+	SI_CHECK(slow * 2 <= reached || !reached,
+		 "stream throttled below 1/4 of the hog-only rate in %d of %d rounds", slow,
 		 reached);
 	if (!reached)
 		si_skip(IS_ENABLED(CONFIG_PREEMPT_RT) ?
