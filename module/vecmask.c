@@ -110,9 +110,18 @@ static void si_vecmask_raise(unsigned long mask)
  * what soft-interruptible timers are for not doing (B7: a FIFO thread
  * flooding the CPU with BH work holds it for milliseconds at a time). So
  * on RT the arch back end marks a timer vector handler in progress
- * (si_vecmask_cpu.in_handler), and only then does masking wait. A handler
- * that began before the marking did is waited out here, and one that runs
- * through the back end's code is waited out before the module goes.
+ * (si_vecmask_cpu.in_handler), and only then does masking wait, and for
+ * that handler alone: on the handler_lock the back end holds across it,
+ * which boosts the handler's thread to the executor's priority as the BH
+ * lock would. Waiting for the BH lock instead waited for the rest of that
+ * thread's softirq section too (the other vectors ktimers or ksoftirqd run
+ * after the timer's, up to 2 ms of them), and, where a FIFO thread of the
+ * flood was queued on the BH lock first, for its whole BH section. The
+ * guarantee is the same: no soft-interruptible callback starts while a
+ * timer vector handler of its CPU is in progress, and none starts after
+ * the mask is set (the handler defers). A handler that began before the
+ * marking did is waited out here, and one that runs through the back end's
+ * code is waited out before the module goes.
  */
 static long si_vecmask_bh_barrier(void *unused)
 {
@@ -133,8 +142,12 @@ static void si_vecmask_bh_barrier_all(void)
 
 static void si_vecmask_track_handlers(void)
 {
+	unsigned int cpu;
+
 	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
 		return;
+	for_each_possible_cpu(cpu)
+		spin_lock_init(&per_cpu(si_vecmask_cpu.handler_lock, cpu));
 	if (!si_vecmask_arch_track()) {
 		pr_info("vecmask: timer vector handlers not tracked: masking waits for the BH lock\n");
 		return;
@@ -151,13 +164,19 @@ static void __si_vecmask_disable(unsigned long mask)
 	 * either way does something valid. A handler in progress (RT) is
 	 * waited for; without the tracking, whatever holds the BH lock is.
 	 * On non-RT softirqs never stop half-way, and the pair costs little.
+	 * in_handler is only set under handler_lock, so one seen set is
+	 * waited for to the end; the caller is pinned to this CPU.
 	 */
 	this_cpu_or(si_vecmask_cpu.disabled, mask & SI_TIMER_VECTORS);
 	barrier();	/* the mask before the look: the same CPU's handler */
-	if (!READ_ONCE(si_vecmask_tracks_handlers) ||
-	    this_cpu_read(si_vecmask_cpu.in_handler)) {
+	if (!READ_ONCE(si_vecmask_tracks_handlers)) {
 		local_bh_disable();
 		local_bh_enable();
+	} else if (this_cpu_read(si_vecmask_cpu.in_handler)) {
+		spinlock_t *lock = this_cpu_ptr(&si_vecmask_cpu.handler_lock);
+
+		spin_lock(lock);
+		spin_unlock(lock);
 	}
 }
 

@@ -9,6 +9,7 @@
 
 #include <linux/interrupt.h>
 #include <linux/percpu.h>
+#include <linux/spinlock.h>
 
 #define SI_TIMER_VECTORS	(BIT(TIMER_SOFTIRQ) | BIT(HRTIMER_SOFTIRQ))
 
@@ -40,6 +41,11 @@ struct si_vecmask_cpu {
 	unsigned long deferred;		/* raised while masked, not yet rerun */
 	bool in_handler;		/* a timer vector handler runs (tracked) */
 	unsigned long calling;		/* vectors whose handler the back end calls */
+	/*
+	 * Held by a tracked handler while it runs (in_handler set inside it):
+	 * what masking waits on instead of the BH lock (vecmask.c).
+	 */
+	spinlock_t handler_lock;
 	unsigned long skips[NR_SOFTIRQS];
 };
 DECLARE_PER_CPU(struct si_vecmask_cpu, si_vecmask_cpu);
@@ -64,7 +70,8 @@ static __always_inline bool si_vecmask_defer(unsigned int vec)
  * call si_vecmask_defer() first. @fail_hook (test only) names a hook to
  * treat as unresolvable; on failure *@why names what failed.
  * si_vecmask_arch_track(), after init, makes the hooked handlers keep
- * si_vecmask_cpu.in_handler set while they run, if it can (true).
+ * si_vecmask_cpu.in_handler set and handler_lock held while they run, if
+ * it can (true).
  */
 #ifdef CONFIG_X86_64
 int si_vecmask_arch_init(const char *fail_hook, const char **why);

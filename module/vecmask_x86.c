@@ -56,10 +56,20 @@ static bool si_tracking __read_mostly;
 /*
  * Entered at the handler's first instruction, with its caller's return
  * address and arguments (a struct softirq_action * before 6.11, none
- * after: passed on as they came). Preemptible on RT, migration disabled.
+ * after: passed on as they came). Preemptible on RT, migration disabled
+ * (the BH lock is held), so the per-CPU lock is this CPU's throughout.
  */
 static __always_inline void si_vecmask_run_tracked(unsigned int vec, void *arg)
 {
+	spinlock_t *lock = this_cpu_ptr(&si_vecmask_cpu.handler_lock);
+
+	/*
+	 * The lock spans the handler only, not the softirq section around it:
+	 * an executor that finds the handler in progress waits for it alone
+	 * (boosting it), not for the other vectors this thread runs next nor
+	 * for other tasks' BH sections queued on the BH lock (B7).
+	 */
+	spin_lock(lock);
 	this_cpu_write(si_vecmask_cpu.in_handler, true);
 	barrier();	/* marked before the look; the masking CPU is this one */
 	if (!si_vecmask_defer(vec)) {
@@ -68,6 +78,7 @@ static __always_inline void si_vecmask_run_tracked(unsigned int vec, void *arg)
 	}
 	barrier();
 	this_cpu_write(si_vecmask_cpu.in_handler, false);
+	spin_unlock(lock);
 }
 
 static noinline notrace void si_vecmask_run_timer(void *arg)
