@@ -19,7 +19,8 @@
 #   bench, bench_icount  `make bench` (bench/bench.py): the benchmark
 #          modules in /si/bench, their SI_BENCH lines copied to the console;
 #          bench_icount boots run the cost benchmarks (B3, B6), bench_scale
-#          boots B9 (also -icount), the other boots the rest.
+#          boots B9 (also -icount), bench_flood boots B7 alone (its extra
+#          boots on RT kernels), the other boots the rest.
 #          si_bench_quick=1 runs each one briefly. check mode runs all of
 #          them so, as a smoke test (bench/bench.py checks the lines).
 # Every mode ends with the line SI_TIMER_HARNESS_DONE and powers off.
@@ -511,6 +512,11 @@ bench_udp() {
 		rmmod si_timer
 	done
 }
+# B7 alone, for bench.py's extra boots of it (RT kernels).
+bench_b7() {
+	grep -q PREEMPT_RT /proc/version &&
+		bench_load "prio=60" si_timer_bench only=B7
+}
 bench_cost() {
 	bench_load "" si_timer_bench only=B3,B5i
 	bench_load none si_bench_load state=baseline
@@ -552,6 +558,7 @@ case $mode in
 check) check_mode; bench_smoke ;;
 bench) bench_latency ;;
 bench_icount) bench_cost ;;
+bench_flood) bench_b7 ;;
 bench_scale) bench_scale ;;
 run) run_mode ;;
 script) . /si/script.sh ;;
