@@ -81,6 +81,12 @@ bool si_vecmask_available(void)
 }
 EXPORT_SYMBOL_GPL(si_vecmask_available);
 
+bool si_vecmask_waits_for_handler_only(void)
+{
+	return si_vecmask_available() && READ_ONCE(si_vecmask_tracks_handlers);
+}
+EXPORT_SYMBOL_GPL(si_vecmask_waits_for_handler_only);
+
 unsigned long si_vecmask_skips(unsigned int cpu, unsigned int vec)
 {
 	if (cpu >= nr_cpu_ids || vec >= NR_SOFTIRQS)

@@ -32,6 +32,11 @@ void si_vecmask_exit(void);
 bool si_vecmask_available(void);
 void si_vecmask_disable(unsigned long mask);
 void si_vecmask_enable(unsigned long mask);
+/*
+ * True if masking waits only for a timer vector handler in progress on the
+ * CPU (PREEMPT_RT with the handlers tracked), not for the BH lock.
+ */
+bool si_vecmask_waits_for_handler_only(void);
 /* Handler runs of @vec skipped on @cpu because it was masked there. */
 unsigned long si_vecmask_skips(unsigned int cpu, unsigned int vec);
 

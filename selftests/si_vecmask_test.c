@@ -527,11 +527,115 @@ SI_CHECKED(t_dispatch_cost)
 		 t.r[6], n, t.r[4]);
 }
 
+/*
+ * (RT) Masking waits for a timer vector handler in progress to return, and
+ * for no more: not for the vectors its thread runs next in the same softirq
+ * section. A timer callback on the CPU schedules a VH_TAIL_MS tasklet (run
+ * after the TIMER vector, in the same section unless someone waits) and
+ * wakes the test thread, which preempts it inside the handler and masks.
+ * Masking must return with the callback done (no interleaving) and the
+ * tasklet not yet run (when masking took the BH lock instead, the handler's
+ * thread ran the tasklet first in most rounds: 2 ms budget, 1 jiffy here).
+ */
+#define VH_ROUNDS	10
+#define VH_CB_US	200
+#define VH_TAIL_MS	30
+
+static struct {
+	struct timer_list timer;
+	struct tasklet_struct tail;
+	struct completion entered;
+	bool cb_done, tail_done;
+	int cb_cpu;
+} vh;
+
+static void vh_busy_us(unsigned int us)
+{
+	u64 end = ktime_get_ns() + (u64)us * NSEC_PER_USEC;
+
+	while (ktime_get_ns() < end)
+		cpu_relax();
+}
+
+static void vh_tail_fn(struct tasklet_struct *t)
+{
+	vh_busy_us(VH_TAIL_MS * USEC_PER_MSEC);
+	WRITE_ONCE(vh.tail_done, true);
+}
+
+static void vh_timer_fn(struct timer_list *t)
+{
+	vh.cb_cpu = raw_smp_processor_id();
+	tasklet_schedule(&vh.tail);
+	complete(&vh.entered);	/* the test thread, above us, preempts here */
+	vh_busy_us(VH_CB_US);
+	WRITE_ONCE(vh.cb_done, true);
+}
+
+/* r[0] rounds reached, r[1] masked before the callback ended, r[2] after the tail */
+static void vh_rounds(struct vt_thread *t)
+{
+	int i;
+
+	/* above ktimers and ksoftirqd, as an executor at prio>1 is */
+	sched_set_fifo(current);
+	for (i = 0; i < VH_ROUNDS; i++) {
+		bool cb_done, tail_done;
+
+		memset(&vh, 0, sizeof(vh));
+		init_completion(&vh.entered);
+		timer_setup(&vh.timer, vh_timer_fn, 0);
+		tasklet_setup(&vh.tail, vh_tail_fn);
+		vh.cb_cpu = -1;
+		vh.timer.expires = jiffies + 1;
+		add_timer_on(&vh.timer, cpu);
+		if (wait_for_completion_timeout(&vh.entered, HZ) && vh.cb_cpu == cpu) {
+			si_vecmask_disable(SI_TIMER_VECTORS);
+			cb_done = READ_ONCE(vh.cb_done);
+			tail_done = READ_ONCE(vh.tail_done);
+			si_vecmask_enable(SI_TIMER_VECTORS);
+			t->r[0]++;
+			t->r[1] += !cb_done;
+			t->r[2] += tail_done;
+		}
+		timer_delete_sync(&vh.timer);
+		tasklet_kill(&vh.tail);
+	}
+}
+
+SI_CHECKED(t_handler_wait_ends_with_handler)
+{
+	struct vt_thread t = { .fn = vh_rounds };
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		si_skip("not PREEMPT_RT: a timer vector handler is never preempted");
+		return;
+	}
+	if (!si_vecmask_waits_for_handler_only()) {
+		si_skip("masking takes the BH lock here (no mask, or handlers not tracked)");
+		return;
+	}
+	ret = vt_run_on_cpu(&t);
+	if (!SI_CHECK(ret == 0, "cannot run on CPU %d: %d", cpu, ret))
+		return;
+	si_diag("%llu of %d rounds masked inside a TIMER handler", t.r[0], VH_ROUNDS);
+	si_diag("  returned before its callback ended: %llu, after the tasklet behind it: %llu",
+		t.r[1], t.r[2]);
+	if (!SI_CHECK(t.r[0] > 0, "no round reached a TIMER handler in progress"))
+		return;
+	SI_CHECK(t.r[1] == 0, "masking returned before the handler's callback ended in %llu rounds",
+		 t.r[1]);
+	SI_CHECK(t.r[2] == 0, "masking waited for the tasklet behind the handler in %llu of %llu",
+		 t.r[2], t.r[0]);
+}
+
 static const struct si_test tests[] = {
 	SI_TEST(t_sysfs_state),
 	SI_TEST(t_available_matches_mode),
 	SI_TEST(t_masked_vectors_wait),
 	SI_TEST(t_nothing_lost),
+	SI_TEST(t_handler_wait_ends_with_handler),
 	SI_TEST(t_dispatch_cost),
 };
 
