@@ -22,6 +22,7 @@
 #include <linux/preempt.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
+#include "compat.h"
 #include "vecmask.h"
 
 DEFINE_PER_CPU(struct si_vecmask_cpu, si_vecmask_cpu);
@@ -152,8 +153,18 @@ static void si_vecmask_track_handlers(void)
 
 	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
 		return;
-	for_each_possible_cpu(cpu)
+	/*
+	 * Held in softirq context by a handler's thread, taken with softirqs
+	 * enabled by the executor: lockdep would call that a softirq-unsafe
+	 * lock, a deadlock only where a softirq cannot be preempted (tracking
+	 * is for RT only). The executor holds nothing while it waits, and a
+	 * timer callback that waits for an executor of its CPU is refused
+	 * (timer.c), so it is left untracked, as cb_lock is.
+	 */
+	for_each_possible_cpu(cpu) {
 		spin_lock_init(&per_cpu(si_vecmask_cpu.handler_lock, cpu));
+		lockdep_set_notrack_class(&per_cpu(si_vecmask_cpu.handler_lock, cpu));
+	}
 	if (!si_vecmask_arch_track()) {
 		pr_info("vecmask: timer vector handlers not tracked: masking waits for the BH lock\n");
 		return;
