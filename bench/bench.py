@@ -265,8 +265,9 @@ def smoke(logname, kernel):
     return [Result("ok", "bench_smoke", "", [])] + skips
 
 
-def boot(kernel, mode, quick, timeout, icount=False, cpus=None):
-    """Boot once in @mode (with @cpus vCPUs, default vm.sh's); the console log's lines."""
+def boot(kernel, mode, quick, timeout, icount=False, cpus=None, tag=None):
+    """Boot once in @mode (with @cpus vCPUs, default vm.sh's); the console log's lines
+    (build/logs/<kernel>-<tag, default mode>.log)."""
     env = dict(os.environ)
     if icount:
         env["SI_VM_ICOUNT"] = "1"
@@ -274,7 +275,7 @@ def boot(kernel, mode, quick, timeout, icount=False, cpus=None):
         env["SI_VM_CPUS"] = str(cpus)
     if quick:
         env["SI_APPEND"] = (env.get("SI_APPEND", "") + " si_bench_quick=1").strip()
-    log = os.path.join(LOGS, "%s-%s.log" % (kernel, mode))
+    log = os.path.join(LOGS, "%s-%s.log" % (kernel, tag or mode))
     t0 = time.monotonic()
     with open(log, "wb") as f:
         try:
@@ -414,7 +415,7 @@ def b7_boots(kernel, res, timeout):
     p99 = [res.lines.get(("B7", "flood_expiry_p99_us"))]
     for k in range(2, B7_BOOTS + 1):
         one, con = Results(), Console()
-        for line in boot(kernel, "bench_flood", False, timeout):
+        for line in boot(kernel, "bench_flood", False, timeout, tag="bench_flood%d" % k):
             one.feed(line)
             for r in con.feed(line):
                 if r.status == "fail":
