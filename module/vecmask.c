@@ -171,7 +171,7 @@ static void si_vecmask_track_handlers(void)
 	}
 	si_vecmask_bh_barrier_all();
 	WRITE_ONCE(si_vecmask_tracks_handlers, true);
-	pr_info("vecmask: timer vector handlers tracked: masking waits for the BH lock only during one\n");
+	pr_info("vecmask: timer vector handlers tracked: masking waits only for one in progress\n");
 }
 
 static void __si_vecmask_disable(unsigned long mask)
