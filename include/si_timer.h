@@ -15,7 +15,7 @@
  * enabled: NET_RX, TASKLET, BLOCK, RCU... may run in between on that CPU,
  * but the timer vectors stay masked so timer callbacks still never
  * interleave on one CPU (where the vector mask emulation is available,
- * see README.md).
+ * see Documentation/vector-mask.md).
  */
 #ifndef _SI_TIMER_H
 #define _SI_TIMER_H

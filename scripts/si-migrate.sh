@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Convert a driver's timer_list timers to si_timer, in place
-# (scripts/coccinelle/si_timer_convert.cocci; README.md, "Migrating a driver").
+# (scripts/coccinelle/si_timer_convert.cocci; Documentation/migration.md).
 #
 #   si-migrate.sh [--diff] FILE|DIR...
 #

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Inventory of a driver's timer callbacks before opting them in to
-SI_TIMER_SOFTINTERRUPTIBLE (README.md, "Migrating a driver to si_timer").
+SI_TIMER_SOFTINTERRUPTIBLE (Documentation/migration.md, "2. Audit").
 
 For every callback given to timer_setup()/si_timer_setup() (also _on_stack)
 or DEFINE_TIMER()/DEFINE_SI_TIMER(), with the functions it calls in the same
