@@ -10,9 +10,12 @@ PWD := $(CURDIR)
 # and migration-kit step, selftests/dkms_test.sh) and by `make run` /
 # `make shell`; seconds a boot may take before it fails.
 # The debug kernels (`make check-debug`) are built once and cached by
-# scripts/build-debug-kernel.sh: kasan-rt (KASAN) and kcsan-rt (KCSAN),
-# both with lockdep and debugobjects.
-DEBUG_KERNELS ?= kasan-rt kcsan-rt
+# scripts/build-debug-kernel.sh, all with lockdep and debugobjects: kasan
+# (KASAN, not RT: lockdep as on Debian's non-RT kernels) and kcsan-rt
+# (KCSAN, PREEMPT_RT); kasan-rt (KASAN, RT) builds on demand. Lockdep
+# reports once per boot: NAME-lockdep-CASE boots NAME again for each
+# further deadlock it must report (selftests/si_lockdep_test.c).
+DEBUG_KERNELS ?= kasan kcsan-rt kasan-lockdep-softirq kasan-lockdep-bh kcsan-rt-lockdep-bh
 KERNELS ?= 6.1-rt 6.12-rt 6.1 6.1-full $(DEBUG_KERNELS) 6.12-rt-mttcg dkms
 RUN_KERNEL ?= 6.12-rt
 BOOT_TIMEOUT ?= 420

@@ -238,7 +238,8 @@ static void t_softirq_lock(void)
 		si_skip("PREEMPT_RT: softirqs run in tasks, the lock sleeps; not a deadlock there");
 		return;
 	}
-	si_expect_warn("inconsistent {SOFTIRQ-ON-W} -> {IN-SOFTIRQ-W} usage");
+	/* the title; "inconsistent {SOFTIRQ-ON-W} -> {IN-SOFTIRQ-W} usage." follows */
+	si_expect_warn("WARNING: inconsistent lock state");
 	si_timer_setup_on_stack(&t, lt_shared_fn, SI_TIMER_SOFTINTERRUPTIBLE | SI_TIMER_PINNED);
 	SI_CHECK(lt_run_once(&t), "callback did not run");
 	SI_CHECK(lt_in_tasklet(lt_take_shared, NULL), "the tasklet did not run");
