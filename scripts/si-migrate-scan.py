@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Helper of scripts/si-migrate.sh: which timers of the files to convert
+are the driver's own, and which are owned by the kernel.
+
+A timer is the driver's own when it is a struct timer_list member of a
+struct defined in the files converted (or a variable declared there); one
+reached through a member of a struct defined elsewhere (struct usb_hcd's
+rh_timer, struct sock's sk_timer) or inside a struct delayed_work is
+kernel-owned: the converter leaves it, its timer calls and the callbacks
+set up on it alone.
+
+  si-migrate-scan.py env FILE...     shell assignments for si-migrate.sh:
+                                     SI_OWN_MEMBERS, SI_DWORK, SI_FOREIGN_CB
+  si-migrate-scan.py foreign FILE... one line per use of a kernel-owned
+                                     timer: FILE:LINE: text, then what to do
+
+KDIR (default: /lib/modules/$(uname -r)/build, else the newest
+/usr/src/linux-headers-*) names the kernel headers in which a foreign
+member's struct is looked up.
+"""
+import glob
+import os
+import re
+import shlex
+import sys
+
+CALLS = (r"timer_setup|timer_setup_on_stack|mod_timer|mod_timer_pending|timer_reduce|add_timer|"
+         r"add_timer_on|add_timer_local|add_timer_global|del_timer|del_timer_sync|"
+         r"del_singleshot_timer_sync|timer_delete|timer_delete_sync|try_to_del_timer_sync|"
+         r"timer_shutdown|timer_shutdown_sync|timer_pending|destroy_timer_on_stack")
+CALL = re.compile(r"\b(?P<fn>%s)\s*\(" % CALLS)
+
+
+def strip_comments(text):
+    def blank(m):
+        return re.sub(r"[^\n]", " ", m.group(0))
+    return re.sub(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', blank, text, flags=re.S)
+
+
+def first_arg(text, pos):
+    """The first argument of the call whose '(' is at pos."""
+    depth, i = 0, pos
+    while i < len(text):
+        ch = text[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                return text[pos + 1:i]
+        elif ch == "," and depth == 1:
+            return text[pos + 1:i]
+        i += 1
+    return text[pos + 1:]
+
+
+def args(text, pos):
+    out, depth, cur, i = [], 0, "", pos
+    while i < len(text):
+        ch = text[i]
+        if ch in "([{":
+            depth += 1
+            if depth == 1:
+                i += 1
+                continue
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                out.append(cur.strip())
+                return out
+        if ch == "," and depth == 1:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+        i += 1
+    return out
+
+
+def scan(paths):
+    texts = {p: strip_comments(open(p, errors="replace").read()) for p in paths}
+    own, dwork, hrt = set(), set(), set()
+    for t in texts.values():
+        # Members and variables declared struct timer_list (arrays too).
+        # (struct si_timer too: the scan also reads converted files.)
+        for m in re.finditer(r"\bstruct\s+(?:timer_list|si_timer)\s+([^;(){}=]+)[;=]", t):
+            for d in m.group(1).split(","):
+                n = re.match(r"\s*\**\s*(\w+)", d)
+                if n:
+                    own.add(n.group(1))
+        for m in re.finditer(r"\bDEFINE_(?:SI_)?TIMER\s*\(\s*(\w+)", t):
+            own.add(m.group(1))
+        for m in re.finditer(r"\bstruct\s+(?:delayed_work|rcu_work)\s+\**\s*(\w+)", t):
+            dwork.add(m.group(1))
+        for m in re.finditer(r"\bstruct\s+hrtimer\s+\**\s*(\w+)", t):
+            hrt.add(m.group(1))
+    return texts, own, dwork, hrt
+
+
+def parts(expr):
+    e = re.sub(r"\s+", "", expr)
+    e = re.sub(r"\[[^]]*\]", "", e)
+    while e[:1] in "&*(":
+        e = e[1:]
+    while e.endswith(")"):
+        e = e[:-1]
+    return [p for p in re.split(r"->|\.", e) if p]
+
+
+def owned(expr, own, dwork):
+    """The timer an expression names is the driver's own."""
+    p = parts(expr)
+    if len(p) <= 1:
+        return True             # a variable or a callback's parameter
+    if p[-2] in dwork or p[-2] in ("dwork", "work") and p[-1] == "timer":
+        return False
+    return p[-1] in own
+
+
+def foreign_uses(texts, own, dwork):
+    """(path, line, call, expr, member) of each timer call on a foreign timer."""
+    out = []
+    for p, t in texts.items():
+        for m in CALL.finditer(t):
+            a = first_arg(t, m.end() - 1)
+            if not owned(a, own, dwork):
+                out.append((p, t.count("\n", 0, m.start()) + 1, m.group("fn"), a.strip(),
+                            parts(a)[-1], m))
+    return out
+
+
+def foreign_callbacks(texts, own, dwork):
+    cbs = set()
+    for p, t in texts.items():
+        for m in re.finditer(r"\btimer_setup(?:_on_stack)?\s*\(", t):
+            a = args(t, m.end() - 1)
+            if len(a) >= 2 and not owned(a[0], own, dwork) and re.fullmatch(r"\w+", a[1]):
+                cbs.add(a[1])
+    return cbs
+
+
+def kernel_struct(member, kdir):
+    """(struct, header) of the kernel header struct with a timer_list of
+    that name, or None."""
+    roots = [os.path.join(kdir, "include")]
+    try:
+        # Debian: the arch's headers include the common ones' Makefile.
+        mk = open(os.path.join(kdir, "Makefile")).read()
+        roots += [os.path.join(d, "include") for d in re.findall(r"^include\s+(\S+)/Makefile", mk, re.M)]
+    except OSError:
+        pass
+    rx = re.compile(r"\bstruct\s+timer_list\s+%s\s*;" % re.escape(member))
+    for root in roots:
+        for d, _, names in os.walk(root):
+            for n in names:
+                if not n.endswith(".h"):
+                    continue
+                f = os.path.join(d, n)
+                try:
+                    t = open(f, errors="replace").read()
+                except OSError:
+                    continue
+                m = rx.search(t)
+                if not m:
+                    continue
+                # The innermost struct opened before it and not closed.
+                depth, i, name = 0, m.start(), None
+                while i > 0:
+                    i -= 1
+                    if t[i] == "}":
+                        depth += 1
+                    elif t[i] == "{":
+                        if depth == 0:
+                            s = re.search(r"\bstruct\s+(\w+)\s*$", t[max(0, i - 200):i])
+                            if s:
+                                name = s.group(1)
+                                break
+                        else:
+                            depth -= 1
+                return name, os.path.relpath(f, root)
+    return None
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1] not in ("env", "foreign"):
+        sys.exit(__doc__)
+    files = sys.argv[2:]
+    texts, own, dwork, hrt = scan(files)
+    if sys.argv[1] == "env":
+        print("SI_OWN_MEMBERS=%s" % shlex.quote(",".join(sorted(own))))
+        print("SI_DWORK=%s" % shlex.quote(",".join(sorted(dwork))))
+        print("SI_FOREIGN_CB=%s" % shlex.quote(",".join(sorted(foreign_callbacks(texts, own, dwork)))))
+        return 0
+    kdir = os.environ.get("KDIR") or "/lib/modules/%s/build" % os.uname().release
+    if not os.path.isdir(kdir):
+        # No headers of the running kernel: the newest installed.
+        found = sorted(glob.glob("/usr/src/linux-headers-*"))
+        kdir = found[-1] if found else kdir
+    where = {}
+    for p, line, fn, expr, member, _ in foreign_uses(texts, own, dwork):
+        if member not in where:
+            p2 = parts(expr)
+            if len(p2) >= 2 and (p2[-2] in dwork or p2[-2] in ("dwork", "work")):
+                where[member] = ("struct delayed_work", "include/linux/workqueue.h")
+            else:
+                where[member] = kernel_struct(member, kdir) if os.path.isdir(kdir) else None
+        ks = where[member]
+        if ks and ks[0] == "struct delayed_work":
+            why = ("the timer of a delayed_work (include/linux/workqueue.h), the workqueue's: "
+                   "leave it to the workqueue API (cancel_delayed_work_sync() and co)")
+        elif ks:
+            why = ("%s is a member of struct %s (%s), a kernel header: the kernel's code "
+                   "uses it as a timer_list, so si_timer cannot replace it there; leave it a "
+                   "timer_list (its callback stays in the TIMER softirq), or give your own "
+                   "struct an si_timer and arm that one instead; only if that header is your "
+                   "driver's alone, convert it with the driver (pass it to si-migrate.sh too)"
+                   % (member, ks[0], ks[1]))
+        else:
+            why = ("%s is a member of a struct not defined in the files converted: if the "
+                   "driver defines it in another file, convert that file too (DIR=); if the "
+                   "kernel does, leave it a timer_list" % member)
+        print("%s:%d: %s(%s): kernel-owned timer, left alone: %s" % (p, line, fn, expr, why))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
