@@ -110,9 +110,9 @@ left=$(python3 "$scan" foreign "${conv[@]}" | sed "${names[@]}")
 seen=$(printf '%s\n' "$left" | sed -n 's/^\([^:]*:[0-9]*\):.*/\1/p')
 for i in "${!files[@]}"; do
 	f=${files[$i]}
-	grep -nE '\btimer_list\b|\b(TIMER_IRQSAFE|setup_timer|init_timer[a-z_]*|__init_timer[a-z_]*)\b|(\.|->)[[:space:]]*function[[:space:]]*=[^=]' \
-		"${conv[$i]}" 2>/dev/null |
-		grep -vE '^[0-9]+:[[:space:]]*(/?\*|//)' |
+	{ grep -nE '\btimer_list\b|\b(TIMER_IRQSAFE|setup_timer|init_timer[a-z_]*|__init_timer[a-z_]*)\b|(\.|->)[[:space:]]*function[[:space:]]*=[^=]' \
+		"${conv[$i]}" 2>/dev/null || true; } |
+		{ grep -vE '^[0-9]+:[[:space:]]*(/?\*|//)' || true; } |
 		while IFS= read -r l; do
 			n=${l%%:*}
 			printf '%s\n' "$seen" | grep -qx "$f:$n" && continue

@@ -169,6 +169,16 @@ class Convert(unittest.TestCase):
         self.assertTrue(left(err), "nothing listed with --diff")
         self.assertEqual(left(err), [x.replace(self.dir, d) for x in left(self.err)])
 
+    def test_nothing_left_nothing_listed(self):
+        """A driver with nothing left converts with exit 0 and no list, one
+        file at a time as well (a grep finding nothing stopped the script)."""
+        d = os.path.join(self.tmp, "migrate")
+        shutil.copytree(os.path.join(TOP, "samples", "migrate"), d)
+        for n in sorted(os.listdir(d)):
+            _, err = migrate(os.path.join(d, n))
+            self.assertEqual(left(err), [], n)
+            self.assertIn("#include <si_timer.h>", read(os.path.join(d, n)))
+
     def test_reconvert_changes_nothing(self):
         out, _ = migrate("--diff", self.dir)
         self.assertEqual(out, "")
