@@ -75,8 +75,10 @@ KERNEL_SOFTIRQ_LOCK = {
     "<_xmit_lock>": "the NET_TX softirq takes a TX queue's _xmit_lock (HARD_TX_LOCK())",
 }
 GUARD = re.compile(r"\b(?:scoped_)?guard\s*\(\s*(?P<cls>\w+)\s*\)?\s*[(,]")
+# This CPU's per-CPU data (per_cpu_ptr(p, cpu) names a CPU: no interleaving
+# with a softirq of the running CPU in particular).
 PERCPU = re.compile(
-    r"\b(?P<op>(?:__)?(?:this_cpu|raw_cpu)_\w+|per_cpu_ptr|per_cpu|get_cpu_var|get_cpu_ptr|"
+    r"\b(?P<op>(?:__)?(?:this_cpu|raw_cpu)_\w+|get_cpu_var|get_cpu_ptr|"
     r"this_cpu_ptr|raw_cpu_ptr)\s*\(")
 CONTEXT = re.compile(
     r"\b(in_softirq|in_serving_softirq|in_interrupt|softirq_count|lockdep_assert_in_softirq)\s*\(")
@@ -239,6 +241,8 @@ FIELDS = {
     "init@Qdisc_ops": (PROCESS, "qdisc init"), "destroy@Qdisc_ops": (PROCESS, "qdisc destroy"),
     "change@Qdisc_ops": (PROCESS, "qdisc change"), "dump@Qdisc_ops": (PROCESS, "qdisc dump"),
     "dump_stats@Qdisc_ops": (PROCESS, "qdisc dump"),
+    "newlink": (PROCESS, "rtnl newlink"), "dellink": (PROCESS, "rtnl dellink"),
+    "changelink": (PROCESS, "rtnl changelink"),
     "doit": (PROCESS, "netlink doit"), "dumpit": (PROCESS, "netlink dumpit"),
     "proc_handler": (PROCESS, "sysctl"),
     "hub_control": (PROCESS, "hub_control"), "start": (PROCESS, "start"), "stop": (PROCESS, "stop"),
