@@ -2,14 +2,19 @@
 """Host-side tests of scripts/si-timer-audit.py (make check-host): the
 verdicts of samples/audit/ and samples/migrate/, each written to have one,
 and the evidence that must come with them (DOC-kit.md)."""
+import glob
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AUDIT = os.path.join(TOP, "scripts", "si-timer-audit.py")
+KDIRS = sorted(glob.glob("/usr/src/linux-headers-6.12*-amd64"))
+KDIR = os.environ.get("KDIR") or (KDIRS[-1] if KDIRS else "")
 
 # file -> {callback: (verdict, regex the reason or the evidence must match)}
 EXPECT = {
@@ -143,6 +148,23 @@ class AuditVerdicts(unittest.TestCase):
                 self.assertEqual(m.group(1), "safe")
                 self.assertRegex(m.group(2), r"takes no lock|every lock taken with")
             self.assertNotIn("no evidence found", run(path))
+
+
+@unittest.skipUnless(KDIR, "no 6.12 kernel headers installed: samples/audit not built")
+class AuditSamplesBuild(unittest.TestCase):
+    def test_samples_build(self):
+        """The samples are drivers a compiler accepts (W=1, no warning),
+        not text written for the audit's reader."""
+        with tempfile.TemporaryDirectory(prefix="si-kit-") as d:
+            for f in glob.glob(os.path.join(TOP, "samples", "audit", "*.c")):
+                shutil.copy(f, d)
+            objs = " ".join(sorted(n[:-2] + ".o" for n in os.listdir(d) if n.endswith(".c")))
+            with open(os.path.join(d, "Kbuild"), "w") as k:
+                k.write("obj-m := %s\n" % objs)
+            p = subprocess.run(["make", "-C", KDIR, "M=" + d, "W=1", "modules"],
+                               capture_output=True, text=True, timeout=900)
+            self.assertEqual(p.returncode, 0, p.stdout[-3000:] + p.stderr[-3000:])
+            self.assertNotIn("warning:", p.stderr)
 
 
 if __name__ == "__main__":

@@ -34,11 +34,11 @@ struct aud_ctx {
 	struct work_struct bh_work, work;
 	struct hrtimer hrt;
 	struct notifier_block nb;
+	struct blk_mq_tag_set tags;
 	unsigned long n;
 };
 
 static struct aud_ctx aud_ctx;
-
 
 static void aud_ctx_urb_complete(struct urb *urb)
 {
@@ -193,6 +193,7 @@ static int __init aud_init(void)
 	hrtimer_init(&c->hrt, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	c->hrt.function = aud_ctx_hrt_cb;
 	c->nb.notifier_call = aud_ctx_notify;
+	c->tags.ops = &aud_ctx_mq_ops;
 	register_reboot_notifier(&c->nb);
 	timer_setup(&c->urb_timer, aud_ctx_urb_fn, 0);
 	timer_setup(&c->rcu_timer, aud_ctx_rcu_fn, 0);

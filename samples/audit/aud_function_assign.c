@@ -49,6 +49,7 @@ static void name(struct timer_list *t)				\
 								\
 	fa->pending = 0;					\
 }
+
 AUD_FA_TIMER_FN(aud_fa_gen_fn, gen_timer)
 
 static void aud_fa_setup(struct net_device *dev)

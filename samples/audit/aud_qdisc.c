@@ -24,7 +24,7 @@ static void aud_qdisc_adapt_fn(struct timer_list *t)
 {
 	struct aud_qdisc_data *q = from_timer(q, t, adapt_timer);
 	struct Qdisc *sch = q->sch;
-	spinlock_t *root_lock;
+	spinlock_t *root_lock;	/* the qdisc tree's root lock */
 
 	rcu_read_lock();
 	root_lock = qdisc_lock(qdisc_root_sleeping(sch));
@@ -38,7 +38,7 @@ static void aud_qdisc_adapt_fn(struct timer_list *t)
 static void aud_qdisc_perturb_fn(struct timer_list *t)
 {
 	struct aud_qdisc_data *q = from_timer(q, t, perturb_timer);
-	spinlock_t *root_lock;
+	spinlock_t *root_lock;	/* the qdisc tree's root lock */
 
 	rcu_read_lock();
 	root_lock = qdisc_lock(qdisc_root_sleeping(q->sch));
