@@ -118,8 +118,12 @@ def owned(expr, own, dwork):
     return p[-1] in own
 
 
-def foreign_uses(texts, own, dwork):
-    """(path, line, call, expr, member) of each timer call on a foreign timer."""
+FUNCTION_SET = re.compile(r"(?P<t>[\w.\->\[\]]+?)\s*(?:\.|->)\s*function\s*=\s*&?(?P<fn>\w+)\s*;")
+
+
+def foreign_uses(texts, own, dwork, hrt=()):
+    """(path, line, call, expr, member) of each timer call on a foreign
+    timer, and of each .function set on one."""
     out = []
     for p, t in texts.items():
         for m in CALL.finditer(t):
@@ -127,22 +131,69 @@ def foreign_uses(texts, own, dwork):
             if not owned(a, own, dwork):
                 out.append((p, t.count("\n", 0, m.start()) + 1, m.group("fn"), a.strip(),
                             parts(a)[-1], m))
+        for m in re.finditer(r"\b(?P<fn>sk_reset_timer|sk_stop_timer|sk_stop_timer_sync)\s*\(", t):
+            a = args(t, m.end() - 1)
+            if len(a) >= 2 and not owned(a[1], own, dwork):
+                out.append((p, t.count("\n", 0, m.start()) + 1, m.group("fn"), a[1].strip(),
+                            parts(a[1])[-1], m))
+        for m in FUNCTION_SET.finditer(t):
+            a = m.group("t")
+            if parts(a) and parts(a)[-1] not in hrt and not owned(a, own, dwork):
+                out.append((p, t.count("\n", 0, m.start()) + 1, ".function =", a.strip(),
+                            parts(a)[-1], m))
     return out
 
 
-def foreign_callbacks(texts, own, dwork):
+def foreign_callbacks(texts, own, dwork, hrt=()):
     cbs = set()
     for p, t in texts.items():
         for m in re.finditer(r"\btimer_setup(?:_on_stack)?\s*\(", t):
             a = args(t, m.end() - 1)
             if len(a) >= 2 and not owned(a[0], own, dwork) and re.fullmatch(r"\w+", a[1]):
                 cbs.add(a[1])
+        for m in FUNCTION_SET.finditer(t):
+            a = m.group("t")
+            if parts(a) and parts(a)[-1] not in hrt and not owned(a, own, dwork):
+                cbs.add(m.group("fn"))
     return cbs
 
 
-def kernel_struct(member, kdir):
-    """(struct, header) of the kernel header struct with a timer_list of
-    that name, or None."""
+# Calls an si_timer may be handed to.
+PASS_OK = re.compile(r"^(si_\w+|__si_\w+|container_of|offsetof|sizeof|typeof|ARRAY_SIZE|"
+                     r"WARN_ON\w*|BUG_ON|READ_ONCE|WRITE_ONCE|likely|unlikely|if|while|for|"
+                     r"switch|return|pr_\w+|dev_\w+|netdev_\w+|printk|memset|debug_\w+|"
+                     r"kfree\w*|free_percpu)$")
+
+
+def passed_on(texts, own, dwork):
+    """(path, line, callee, argument) where a call outside the si_timer API
+    gets one of the driver's timers, converted: it may want a timer_list."""
+    out = []
+    for p, t in texts.items():
+        for m in re.finditer(r"\b(\w+)\s*\(", t):
+            if PASS_OK.match(m.group(1)) or re.fullmatch(CALLS, m.group(1)):
+                continue
+            for a in args(t, m.end() - 1):
+                if not a.startswith("&"):
+                    continue
+                pa = parts(a)
+                if len(pa) >= 2 and pa[-1] in own and owned(a, own, dwork):
+                    out.append((p, t.count("\n", 0, m.start()) + 1, m.group(1), a))
+    return out
+
+
+def base_type(text, pos, expr):
+    """The struct type of the base of a one-level member expression
+    (&x25->timer: struct x25_sock), from its last declaration before pos."""
+    p = parts(expr)
+    if len(p) != 2:
+        return None
+    decls = list(re.finditer(r"\bstruct\s+(\w+)\s*\*?\s*(?:const\s+)?%s\b" % re.escape(p[0]),
+                             text[:pos]))
+    return decls[-1].group(1) if decls else None
+
+
+def header_roots(kdir):
     roots = [os.path.join(kdir, "include")]
     try:
         # Debian: the arch's headers include the common ones' Makefile.
@@ -150,36 +201,79 @@ def kernel_struct(member, kdir):
         roots += [os.path.join(d, "include") for d in re.findall(r"^include\s+(\S+)/Makefile", mk, re.M)]
     except OSError:
         pass
-    rx = re.compile(r"\bstruct\s+timer_list\s+%s\s*;" % re.escape(member))
-    for root in roots:
-        for d, _, names in os.walk(root):
-            for n in names:
-                if not n.endswith(".h"):
-                    continue
-                f = os.path.join(d, n)
-                try:
-                    t = open(f, errors="replace").read()
-                except OSError:
-                    continue
-                m = rx.search(t)
-                if not m:
-                    continue
-                # The innermost struct opened before it and not closed.
-                depth, i, name = 0, m.start(), None
-                while i > 0:
-                    i -= 1
-                    if t[i] == "}":
-                        depth += 1
-                    elif t[i] == "{":
-                        if depth == 0:
-                            s = re.search(r"\bstruct\s+(\w+)\s*$", t[max(0, i - 200):i])
-                            if s:
-                                name = s.group(1)
-                                break
-                        else:
-                            depth -= 1
-                return name, os.path.relpath(f, root)
+    return [r for r in roots if os.path.isdir(r)]
+
+
+def enclosing_struct(t, pos):
+    """The name of the innermost named struct whose body holds pos."""
+    depth, i = 0, pos
+    while i > 0:
+        i -= 1
+        if t[i] == "}":
+            depth += 1
+        elif t[i] == "{":
+            if depth == 0:
+                before = t[max(0, i - 200):i]
+                if re.search(r"\b(?:union|struct)\s*$", before):
+                    continue        # anonymous: the member belongs to the outer one
+                s = re.search(r"\bstruct\s+(\w+)\s*$", before)
+                return s.group(1) if s else None
+            depth -= 1
     return None
+
+
+def kernel_struct(member, kdir, stype, includes):
+    """(struct, header) of the kernel header struct holding a timer_list of
+    that name: the struct the expression's base is declared as, else one of
+    the headers the file includes; None if neither says."""
+    rx = re.compile(r"\bstruct\s+timer_list\s+%s\s*;" % re.escape(member))
+    roots = header_roots(kdir)
+    # The headers the file includes first, in their order.
+    cands = []
+    for inc in includes:
+        for r in roots:
+            f = os.path.join(r, inc)
+            if os.path.isfile(f):
+                cands.append((f, r))
+    seen = set()
+    for f, r in cands:
+        if f in seen:
+            continue
+        seen.add(f)
+        try:
+            t = strip_comments(open(f, errors="replace").read())
+        except OSError:
+            continue
+        for m in rx.finditer(t):
+            name = enclosing_struct(t, m.start())
+            if name and (stype is None or name == stype):
+                return name, os.path.relpath(f, r)
+    if stype:
+        # The base's struct, wherever it is defined.
+        drx = re.compile(r"\bstruct\s+%s\s*\{" % re.escape(stype))
+        for r in roots:
+            for d, _, names in os.walk(r):
+                for n in names:
+                    if not n.endswith(".h"):
+                        continue
+                    f = os.path.join(d, n)
+                    try:
+                        t = open(f, errors="replace").read()
+                    except OSError:
+                        continue
+                    m = drx.search(t)
+                    if m and rx.search(t[m.end():block_end(t, m.end() - 1)]):
+                        return stype, os.path.relpath(f, r)
+    return None
+
+
+def block_end(t, i):
+    d = 0
+    for j in range(i, len(t)):
+        d += {"{": 1, "}": -1}.get(t[j], 0)
+        if d == 0:
+            return j
+    return len(t)
 
 
 def main():
@@ -187,10 +281,15 @@ def main():
         sys.exit(__doc__)
     files = sys.argv[2:]
     texts, own, dwork, hrt = scan(files)
+    texts_raw = {}
+    for f in files:
+        with open(f, errors="replace") as fh:
+            texts_raw[f] = fh.read()
     if sys.argv[1] == "env":
         print("SI_OWN_MEMBERS=%s" % shlex.quote(",".join(sorted(own))))
         print("SI_DWORK=%s" % shlex.quote(",".join(sorted(dwork))))
-        print("SI_FOREIGN_CB=%s" % shlex.quote(",".join(sorted(foreign_callbacks(texts, own, dwork)))))
+        print("SI_FOREIGN_CB=%s" % shlex.quote(",".join(sorted(foreign_callbacks(texts, own, dwork,
+                                                                                  hrt)))))
         return 0
     kdir = os.environ.get("KDIR") or "/lib/modules/%s/build" % os.uname().release
     if not os.path.isdir(kdir):
@@ -198,14 +297,17 @@ def main():
         found = sorted(glob.glob("/usr/src/linux-headers-*"))
         kdir = found[-1] if found else kdir
     where = {}
-    for p, line, fn, expr, member, _ in foreign_uses(texts, own, dwork):
-        if member not in where:
-            p2 = parts(expr)
-            if len(p2) >= 2 and (p2[-2] in dwork or p2[-2] in ("dwork", "work")):
-                where[member] = ("struct delayed_work", "include/linux/workqueue.h")
-            else:
-                where[member] = kernel_struct(member, kdir) if os.path.isdir(kdir) else None
-        ks = where[member]
+    for p, line, fn, expr, member, m in foreign_uses(texts, own, dwork, hrt):
+        p2 = parts(expr)
+        stype = base_type(texts[p], m.start(), expr)
+        if len(p2) >= 2 and (p2[-2] in dwork or p2[-2] in ("dwork", "work")):
+            ks = ("struct delayed_work", "include/linux/workqueue.h")
+        else:
+            key = (member, stype, p)
+            if key not in where:
+                includes = re.findall(r"^\s*#\s*include\s*<([^>]+)>", texts[p], re.M)
+                where[key] = kernel_struct(member, kdir, stype, includes) if os.path.isdir(kdir) else None
+            ks = where[key]
         if ks and ks[0] == "struct delayed_work":
             why = ("the timer of a delayed_work (include/linux/workqueue.h), the workqueue's: "
                    "leave it to the workqueue API (cancel_delayed_work_sync() and co)")
@@ -217,10 +319,19 @@ def main():
                    "driver's alone, convert it with the driver (pass it to si-migrate.sh too)"
                    % (member, ks[0], ks[1]))
         else:
-            why = ("%s is a member of a struct not defined in the files converted: if the "
+            why = ("%s is a member of %s not defined in the files converted: if the "
                    "driver defines it in another file, convert that file too (DIR=); if the "
-                   "kernel does, leave it a timer_list" % member)
-        print("%s:%d: %s(%s): kernel-owned timer, left alone: %s" % (p, line, fn, expr, why))
+                   "kernel does, leave it a timer_list"
+                   % (member, "struct " + stype if stype else "a struct"))
+        if fn == ".function =":
+            what = texts_raw[p].split("\n")[line - 1].strip()
+        else:
+            what = "%s(%s)" % (fn, ", ".join(" ".join(a.split()) for a in args(texts[p], m.end() - 1)))
+        print("%s:%d: %s: kernel-owned timer, left alone: %s" % (p, line, what, why))
+    for p, line, fn, a in passed_on(texts, own, dwork):
+        print("%s:%d: %s: %s() gets an si_timer (%s): if it takes a struct timer_list *, "
+              "this will not compile; open-code it with the si_timer API"
+              % (p, line, texts_raw[p].split("\n")[line - 1].strip(), fn, a))
     return 0
 
 

@@ -191,6 +191,26 @@ expression E, C;
 + si_timer_pending(T)
 )
 
+// struct sock's timer helpers, on a timer of the protocol's own: open-coded
+// as include/net/sock.h's sk_reset_timer() and sk_stop_timer[_sync]() are.
+@sock depends on patch@
+expression S, E;
+expression T : script:python() { owned(T) };
+@@
+(
+- sk_reset_timer(S, T, E);
++ if (!si_mod_timer(T, E))
++	sock_hold(S);
+|
+- sk_stop_timer(S, T);
++ if (si_timer_delete(T) == 1)
++	__sock_put(S);
+|
+- sk_stop_timer_sync(S, T);
++ if (si_timer_delete_sync(T) == 1)
++	__sock_put(S);
+)
+
 // The callbacks of kernel-owned timers keep their timer_list parameter:
 // marked here, passed over by the types rule, unmarked after it.
 @protect depends on patch@
@@ -214,7 +234,9 @@ type R;
 - struct si_kernel_owned_timer_list
 + struct timer_list
 
-@inc depends on patch@
+// Only where something became an si_timer: a file whose timers are all the
+// kernel's keeps <linux/timer.h>.
+@inc depends on patch && (setup || define || tinit || container || calls || sock || types)@
 @@
 - #include <linux/timer.h>
 + #include <si_timer.h>
