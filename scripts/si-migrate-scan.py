@@ -78,6 +78,52 @@ def args(text, pos):
     return out
 
 
+def struct_defs(texts):
+    """Structs the files define: name -> {member: struct type or None}, and
+    name -> set of its timer members."""
+    members, timers = {}, {}
+    for t in texts.values():
+        for m in re.finditer(r"\bstruct\s+(\w+)\s*\{", t):
+            body = t[m.end():block_end(t, m.end() - 1)]
+            mem, tim = members.setdefault(m.group(1), {}), timers.setdefault(m.group(1), set())
+            for d in re.finditer(r"(?:^|(?<=[;{}]))\s*(?:const\s+)?(struct\s+(\w+)|\w+)\s+([^;(){}]+);",
+                                 body):
+                for n in d.group(3).split(","):
+                    nm = re.match(r"\s*(\**)\s*(\w+)", n)
+                    if not nm:
+                        continue
+                    mem[nm.group(2)] = d.group(2)
+                    if d.group(2) in ("timer_list", "si_timer") and not nm.group(1):
+                        tim.add(nm.group(2))
+    return members, timers
+
+
+def var_type(text, pos, var):
+    """The struct type var is declared with, last before pos (else anywhere
+    at file scope)."""
+    rx = re.compile(r"\bstruct\s+(\w+)\s*\**\s*(?:const\s+)?%s\s*[;,)=\[]" % re.escape(var))
+    decls = list(rx.finditer(text[:pos])) or list(rx.finditer(text))
+    return decls[-1].group(1) if decls else None
+
+
+def typed_owner(text, pos, expr, members, timers):
+    """True/False when the types of the expression's chain say whether the
+    timer is a member of a struct the files define; None when they do not."""
+    p = parts(expr)
+    if len(p) < 2:
+        return None
+    t = var_type(text, pos, p[0])
+    for m in p[1:-1]:
+        if t is None:
+            return None
+        if t not in members:
+            return False        # through a struct the files do not define
+        t = members[t].get(m)
+    if t is None:
+        return None
+    return t in timers and p[-1] in timers[t]
+
+
 def scan(paths):
     texts = {p: strip_comments(open(p, errors="replace").read()) for p in paths}
     own, dwork, hrt = set(), set(), set()
@@ -108,14 +154,49 @@ def parts(expr):
     return [p for p in re.split(r"->|\.", e) if p]
 
 
-def owned(expr, own, dwork):
-    """The timer an expression names is the driver's own."""
+def norm(expr):
+    return re.sub(r"\s+", "", expr)
+
+
+STRUCTS = ()    # struct_defs() of the files scanned
+TYPED = {}      # normalised expression -> True/False, from the types (typed_scan())
+
+
+def owned(expr, own, dwork, typed=None):
+    """The timer an expression names is the driver's own: as the types of
+    its chain say, else by its member name."""
+    typed = TYPED if typed is None else typed
+    if norm(expr) in typed:
+        return typed[norm(expr)]
     p = parts(expr)
     if len(p) <= 1:
         return True             # a variable or a callback's parameter
     if p[-2] in dwork or p[-2] in ("dwork", "work") and p[-1] == "timer":
         return False
     return p[-1] in own
+
+
+def typed_scan(texts):
+    """Each timer expression of a timer call, .function = or sk_*_timer()
+    call whose types settle whether it is the driver's own."""
+    members, timers = struct_defs(texts)
+    out = {}
+    for p, t in texts.items():
+        exprs = []
+        for m in CALL.finditer(t):
+            exprs.append((first_arg(t, m.end() - 1), m.start()))
+        for m in re.finditer(r"\b(?:sk_reset_timer|sk_stop_timer|sk_stop_timer_sync)\s*\(", t):
+            a = args(t, m.end() - 1)
+            if len(a) >= 2:
+                exprs.append((a[1], m.start()))
+        for m in FUNCTION_SET.finditer(t):
+            exprs.append((m.group("t"), m.start()))
+        for e, pos in exprs:
+            v = typed_owner(t, pos, e, members, timers)
+            if v is not None:
+                # The same text typed two ways: leave it to the member name.
+                out[norm(e)] = v if out.get(norm(e), v) == v else None
+    return {k: v for k, v in out.items() if v is not None}
 
 
 FUNCTION_SET = re.compile(r"(?P<t>[\w.\->\[\]]+?)\s*(?:\.|->)\s*function\s*=\s*&?(?P<fn>\w+)\s*;")
@@ -177,7 +258,8 @@ def passed_on(texts, own, dwork):
                 if not a.startswith("&"):
                     continue
                 pa = parts(a)
-                if len(pa) >= 2 and pa[-1] in own and owned(a, own, dwork):
+                typed = typed_owner(t, m.start(), a, *STRUCTS) if STRUCTS else None
+                if len(pa) >= 2 and pa[-1] in own and typed is not False and owned(a, own, dwork):
                     out.append((p, t.count("\n", 0, m.start()) + 1, m.group(1), a))
     return out
 
@@ -281,6 +363,9 @@ def main():
         sys.exit(__doc__)
     files = sys.argv[2:]
     texts, own, dwork, hrt = scan(files)
+    TYPED.update(typed_scan(texts))
+    global STRUCTS
+    STRUCTS = struct_defs(texts)
     texts_raw = {}
     for f in files:
         with open(f, errors="replace") as fh:
@@ -288,6 +373,8 @@ def main():
     if sys.argv[1] == "env":
         print("SI_OWN_MEMBERS=%s" % shlex.quote(",".join(sorted(own))))
         print("SI_DWORK=%s" % shlex.quote(",".join(sorted(dwork))))
+        print("SI_TYPED_OWN=%s" % shlex.quote(" ".join(sorted(k for k, v in TYPED.items() if v))))
+        print("SI_TYPED_FOREIGN=%s" % shlex.quote(" ".join(sorted(k for k, v in TYPED.items() if not v))))
         print("SI_FOREIGN_CB=%s" % shlex.quote(",".join(sorted(foreign_callbacks(texts, own, dwork,
                                                                                   hrt)))))
         return 0

@@ -38,9 +38,9 @@ done
 
 # Which timers are the driver's own (declared in these files), which the
 # kernel's: the semantic patch converts only the former.
-SI_OWN_MEMBERS= SI_DWORK= SI_FOREIGN_CB=
+SI_OWN_MEMBERS= SI_DWORK= SI_FOREIGN_CB= SI_TYPED_OWN= SI_TYPED_FOREIGN=
 eval "$(python3 "$scan" env "${files[@]}")"
-export SI_MIGRATE_SCAN=$scan SI_OWN_MEMBERS SI_DWORK SI_FOREIGN_CB
+export SI_MIGRATE_SCAN=$scan SI_OWN_MEMBERS SI_DWORK SI_FOREIGN_CB SI_TYPED_OWN SI_TYPED_FOREIGN
 
 # A file that now uses si_timer but got it through another header: include it
 # after the file's last <linux/...> include outside any #if (an include

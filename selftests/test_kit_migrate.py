@@ -84,7 +84,11 @@ class Convert(unittest.TestCase):
         for conv in ("struct si_timer poll_timer;", "si_timer_container_of(dev, t, poll_timer)",
                      "si_timer_setup(&dev->poll_timer, cnv_poll_fn, 0)",
                      "si_timer_shutdown_sync(&dev->poll_timer)",
-                     "static void cnv_poll_fn(struct si_timer *t)"):
+                     "static void cnv_poll_fn(struct si_timer *t)",
+                     # usb_hcd's member name, but the driver's struct: its own
+                     "struct si_timer rh_timer;", "si_timer_setup(&dev->rh_timer, cnv_rh_fn, 0)",
+                     "si_timer_shutdown_sync(&dev->rh_timer)",
+                     "si_timer_container_of(dev, t, rh_timer)"):
             self.assertIn(conv, c)
 
     def test_kernel_owned_listed(self):

@@ -4,7 +4,8 @@
  * driver's timer (struct cnv_dev) is converted; struct usb_hcd's rh_timer,
  * struct sock's sk_timer (both in kernel headers) and a delayed_work's
  * timer are left timer_list, with their calls and the callback set up on
- * sk_timer, and are listed with what to do.
+ * sk_timer, and are listed with what to do. The driver's second timer has
+ * the name of usb_hcd's: the types, not the name, tell them apart.
  */
 #include <linux/module.h>
 #include <linux/timer.h>
@@ -15,6 +16,7 @@
 
 struct cnv_dev {
 	struct timer_list poll_timer;	/* the driver's own */
+	struct timer_list rh_timer;	/* the driver's own, usb_hcd's name */
 	struct delayed_work dwork;
 	struct usb_hcd *hcd;
 	struct sock *sk;
@@ -32,6 +34,13 @@ static void cnv_poll_fn(struct timer_list *t)
 	mod_timer(&dev->poll_timer, jiffies + HZ);
 }
 
+static void cnv_rh_fn(struct timer_list *t)
+{
+	struct cnv_dev *dev = from_timer(dev, t, rh_timer);
+
+	dev->polls = 0;
+}
+
 static void cnv_sk_timer_fn(struct timer_list *t)
 {
 	struct sock *sk = from_timer(sk, t, sk_timer);
@@ -46,6 +55,7 @@ static void cnv_work_fn(struct work_struct *w)
 static void cnv_start(struct cnv_dev *dev)
 {
 	timer_setup(&dev->poll_timer, cnv_poll_fn, 0);
+	timer_setup(&dev->rh_timer, cnv_rh_fn, 0);
 	INIT_DELAYED_WORK(&dev->dwork, cnv_work_fn);
 	mod_timer(&dev->poll_timer, jiffies + HZ);
 	if (dev->sk)
@@ -55,6 +65,7 @@ static void cnv_start(struct cnv_dev *dev)
 static void cnv_stop(struct cnv_dev *dev)
 {
 	timer_shutdown_sync(&dev->poll_timer);
+	timer_shutdown_sync(&dev->rh_timer);
 	/* Not how to cancel a delayed_work; a kernel-owned timer anyway. */
 	del_timer_sync(&dev->dwork.timer);
 	if (dev->sk)

@@ -39,11 +39,13 @@ def _names(var):
 
 
 _own, _dwork, _foreign_cb = _names("SI_OWN_MEMBERS"), _names("SI_DWORK"), _names("SI_FOREIGN_CB")
+_typed = dict([(e, True) for e in os.environ.get("SI_TYPED_OWN", "").split()] +
+              [(e, False) for e in os.environ.get("SI_TYPED_FOREIGN", "").split()])
 
 
 def owned(t):
     """The timer expression t names one of the driver's own timers."""
-    return _scan is None or _scan.owned(str(t), _own, _dwork)
+    return _scan is None or _scan.owned(str(t), _own, _dwork, _typed)
 
 
 def own_field(f):
