@@ -101,9 +101,23 @@ def struct_defs(texts):
 def var_type(text, pos, var):
     """The struct type var is declared with, last before pos (else anywhere
     at file scope)."""
-    rx = re.compile(r"\bstruct\s+(\w+)\s*\**\s*(?:const\s+)?%s\s*[;,)=\[]" % re.escape(var))
+    rx = re.compile(r"\bstruct\s+(\w+)(?:\s+|\s*\*+\s*)(?:const\s+)?%s\s*[;,)=\[]" % re.escape(var))
     decls = list(rx.finditer(text[:pos])) or list(rx.finditer(text))
     return decls[-1].group(1) if decls else None
+
+
+def container_type(text, pos, expr, members):
+    """The struct type holding the expression's last member, as far as the
+    base's declaration and the files' structs tell."""
+    p = parts(expr)
+    if len(p) < 2:
+        return None
+    t = var_type(text, pos, p[0])
+    for m in p[1:-1]:
+        if t is None or t not in members:
+            return None
+        t = members[t].get(m)
+    return t
 
 
 def typed_owner(text, pos, expr, members, timers):
@@ -264,17 +278,6 @@ def passed_on(texts, own, dwork):
     return out
 
 
-def base_type(text, pos, expr):
-    """The struct type of the base of a one-level member expression
-    (&x25->timer: struct x25_sock), from its last declaration before pos."""
-    p = parts(expr)
-    if len(p) != 2:
-        return None
-    decls = list(re.finditer(r"\bstruct\s+(\w+)\s*\*?\s*(?:const\s+)?%s\b" % re.escape(p[0]),
-                             text[:pos]))
-    return decls[-1].group(1) if decls else None
-
-
 def header_roots(kdir):
     roots = [os.path.join(kdir, "include")]
     try:
@@ -386,7 +389,7 @@ def main():
     where = {}
     for p, line, fn, expr, member, m in foreign_uses(texts, own, dwork, hrt):
         p2 = parts(expr)
-        stype = base_type(texts[p], m.start(), expr)
+        stype = container_type(texts[p], m.start(), expr, STRUCTS[0])
         if len(p2) >= 2 and (p2[-2] in dwork or p2[-2] in ("dwork", "work")):
             ks = ("struct delayed_work", "include/linux/workqueue.h")
         else:
@@ -415,6 +418,14 @@ def main():
         else:
             what = "%s(%s)" % (fn, ", ".join(" ".join(a.split()) for a in args(texts[p], m.end() - 1)))
         print("%s:%d: %s: kernel-owned timer, left alone: %s" % (p, line, what, why))
+    for p, t in texts.items():
+        for m in FUNCTION_SET.finditer(t):
+            a = m.group("t")
+            if parts(a) and parts(a)[-1] not in hrt and owned(a, own, dwork) and \
+                    (norm(a) in TYPED or parts(a)[-1] in own):
+                line = t.count("\n", 0, m.start()) + 1
+                print("%s:%d: %s: a timer's .function set by hand: the callback must take "
+                      "struct si_timer * now" % (p, line, texts_raw[p].split("\n")[line - 1].strip()))
     for p, line, fn, a in passed_on(texts, own, dwork):
         print("%s:%d: %s: %s() gets an si_timer (%s): if it takes a struct timer_list *, "
               "this will not compile; open-code it with the si_timer API"

@@ -71,7 +71,7 @@ add_include() {
 		}
 		if (at < 0) exit 3
 	}' "$f" > "$f.si-migrate" && mv "$f.si-migrate" "$f" ||
-		{ rm -f "$f.si-migrate"; echo "si-migrate: $f: no #include to put <si_timer.h> after; add it" >&2; }
+		{ rm -f "$f.si-migrate"; echo "si-migrate: $f: no #include of its own: it gets <si_timer.h> from the file including it, or add it" >&2; }
 }
 
 convert() {
@@ -110,7 +110,7 @@ left=$(python3 "$scan" foreign "${conv[@]}" | sed "${names[@]}")
 seen=$(printf '%s\n' "$left" | sed -n 's/^\([^:]*:[0-9]*\):.*/\1/p')
 for i in "${!files[@]}"; do
 	f=${files[$i]}
-	{ grep -nE '\btimer_list\b|\b(TIMER_IRQSAFE|setup_timer|init_timer[a-z_]*|__init_timer[a-z_]*)\b|(\.|->)[[:space:]]*function[[:space:]]*=[^=]' \
+	{ grep -nE '\btimer_list\b|\b(TIMER_IRQSAFE|setup_timer|init_timer[a-z_]*|__init_timer[a-z_]*)\b' \
 		"${conv[$i]}" 2>/dev/null || true; } |
 		{ grep -vE '^[0-9]+:[[:space:]]*(/?\*|//)' || true; } |
 		while IFS= read -r l; do
@@ -120,11 +120,6 @@ for i in "${!files[@]}"; do
 			case $text in
 			*TIMER_IRQSAFE*) why="si_timer has no irq-safe mode (its callbacks run in a thread)" ;;
 			*setup_timer*|*init_timer*) why="pre-4.15 API: rewrite with timer_setup() first" ;;
-			*function*=*)
-				if grep -qE "\bstruct[[:space:]]+hrtimer\b" "${conv[$i]}" && ! echo "$text" | grep -q timer; then
-					continue
-				fi
-				why="a timer's .function set by hand: the callback must take struct si_timer * now" ;;
 			*) why="still a timer_list (a callback of a kernel-owned timer keeps one)" ;;
 			esac
 			printf '%s:%s: %s: %s\n' "$f" "$n" "$(echo "$text" | sed 's/^[[:space:]]*//')" "$why"
