@@ -98,9 +98,16 @@ def struct_defs(texts):
     return members, timers
 
 
+RETTYPE = {}    # function of the files -> the struct its pointer result points to
+
+
 def var_type(text, pos, var):
     """The struct type var is declared with, last before pos (else anywhere
-    at file scope)."""
+    at file scope); for a call (ehci_to_hcd(ehci), as parts() leaves it),
+    the struct its function returns a pointer to."""
+    call = re.match(r"(\w+)\(", var)
+    if call:
+        return RETTYPE.get(call.group(1))
     rx = re.compile(r"\bstruct\s+(\w+)(?:\s+|\s*\*+\s*)(?:const\s+)?%s\s*[;,)=\[]" % re.escape(var))
     decls = list(rx.finditer(text[:pos])) or list(rx.finditer(text))
     return decls[-1].group(1) if decls else None
@@ -159,10 +166,16 @@ def scan(paths):
 
 
 def parts(expr):
+    """The member chain of an expression: &a->b.c is [a, b, c];
+    &f(x)->b is [f(x, b] (a call base keeps its name and '(')."""
     e = re.sub(r"\s+", "", expr)
     e = re.sub(r"\[[^]]*\]", "", e)
-    while e[:1] in "&*(":
-        e = e[1:]
+    while e[:1] in "&*" or (e[:1] == "(" and e.endswith(")")):
+        e = e[1:] if e[:1] in "&*" else e[1:-1]
+    call = re.match(r"(\w+\()[^()]*(?:\([^()]*\)[^()]*)*\)", e)
+    if call:
+        rest = e[call.end():]
+        return [call.group(1)] + [p for p in re.split(r"->|\.", rest) if p]
     while e.endswith(")"):
         e = e[:-1]
     return [p for p in re.split(r"->|\.", e) if p]
@@ -366,6 +379,9 @@ def main():
         sys.exit(__doc__)
     files = sys.argv[2:]
     texts, own, dwork, hrt = scan(files)
+    for t in texts.values():
+        for m in re.finditer(r"\bstruct\s+(\w+)\s*\*\s*(\w+)\s*\([^;{]*\)\s*\{", t):
+            RETTYPE[m.group(2)] = m.group(1)
     TYPED.update(typed_scan(texts))
     global STRUCTS
     STRUCTS = struct_defs(texts)
