@@ -44,7 +44,8 @@ export SI_MIGRATE_SCAN=$scan SI_OWN_MEMBERS SI_DWORK SI_FOREIGN_CB SI_TYPED_OWN 
 
 # A file that now uses si_timer but got it through another header: include it
 # after the file's last <linux/...> include outside any #if (an include
-# guard's #ifndef counts as outside), else before its first include.
+# guard's #ifndef counts as outside), else before its first include; in a
+# file without includes, after its include guard or before its first code.
 add_include() {
 	local f=$1
 	grep -q 'si_timer\|SI_TIMER' "$f" || return 0
@@ -60,12 +61,25 @@ add_include() {
 		if (min < 0 || depth < min) min = depth
 	}
 	/^[ \t]*#[ \t]*endif/ { depth-- }
+	# No include at all (a header, a fragment included by another file):
+	# after an include guard, else before the first line of code.
+	{
+		if (incomment) { if ($0 ~ /\*\//) incomment = 0; next }
+		if ($0 ~ /^[ \t]*\/\*/ && $0 !~ /\*\//) { incomment = 1; next }
+		if ($0 ~ /^[ \t]*(\/\*.*\*\/)?[ \t]*$/ || $0 ~ /^[ \t]*\/\//) next
+		if (!code) {
+			code = NR
+			if ($0 ~ /^[ \t]*#[ \t]*ifndef/) guard = NR
+		} else if (guard == code && !guarddef && $0 ~ /^[ \t]*#[ \t]*define/) guarddef = NR
+	}
 	END {
 		at = -1; before = 0
 		if (min >= 0 && (min in lastlinux)) at = lastlinux[min]
 		else if (min >= 0) { at = first[min]; before = 1 }
+		else if (guarddef) at = guarddef
+		else if (code) { at = code; before = 1 }
 		for (i = 1; i <= NR; i++) {
-			if (i == at && before) print "#include <si_timer.h>"
+			if (i == at && before) { print "#include <si_timer.h>"; if (min < 0) print "" }
 			print lines[i]
 			if (i == at && !before) print "#include <si_timer.h>"
 		}
