@@ -14,7 +14,9 @@
 #   si_timer_dkms_boot one result per VM boot
 #   si_timer_vm_run    `make vm-run` with a module directory and a script
 #
-#   dkms_test.sh [OLD NEW]   kernel names of scripts/vm.sh (6.1-rt 6.12-rt)
+#   dkms_test.sh [--host-only] [OLD NEW]   kernel names of scripts/vm.sh
+#                      (6.1-rt 6.12-rt); --host-only: si_timer_migrate and
+#                      si_timer_audit only (seconds, no root, no VM)
 # Logs: build/logs/dkms.log (host side), build/logs/dkms-<name>.log (consoles).
 # The t_* functions are called through ktap().
 # shellcheck disable=SC2317
@@ -22,6 +24,8 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
+host_only=
+[ "${1:-}" = --host-only ] && { host_only=1; shift; }
 OLD_NAME=${1:-6.1-rt} NEW_NAME=${2:-6.12-rt}
 out=$top/build/dkms
 LOG=$top/build/logs/dkms.log
@@ -113,6 +117,7 @@ t_audit_evidence_lines() {
 	[ "$n" -ge 6 ] || fail "only $n located evidence lines found"
 }
 ktap si_timer_audit audit_timer_list_sources audit_converted_sources audit_evidence audit_evidence_lines
+[ -z "$host_only" ] || finish
 
 # --- si_timer_dkms: a throw-away root: an overlay on /, in a private mount
 # namespace that dies with the step.
