@@ -10,9 +10,12 @@ PWD := $(CURDIR)
 # and migration-kit step, selftests/dkms_test.sh) and by `make run` /
 # `make shell`; seconds a boot may take before it fails.
 # The debug kernels (`make check-debug`) are built once and cached by
-# scripts/build-debug-kernel.sh: kasan-rt (KASAN) and kcsan-rt (KCSAN),
-# both with lockdep and debugobjects.
-DEBUG_KERNELS ?= kasan-rt kcsan-rt
+# scripts/build-debug-kernel.sh, all with lockdep and debugobjects: kasan
+# (KASAN, not RT: lockdep as on Debian's non-RT kernels) and kcsan-rt
+# (KCSAN, PREEMPT_RT); kasan-rt (KASAN, RT) builds on demand. Lockdep
+# reports once per boot: NAME-lockdep-CASE boots NAME again for each
+# further deadlock it must report (selftests/si_lockdep_test.c).
+DEBUG_KERNELS ?= kasan kcsan-rt kasan-lockdep-softirq kasan-lockdep-bh kcsan-rt-lockdep-bh
 KERNELS ?= 6.1-rt 6.12-rt 6.1 6.1-full $(DEBUG_KERNELS) 6.12-rt-mttcg dkms
 RUN_KERNEL ?= 6.12-rt
 BOOT_TIMEOUT ?= 420
@@ -21,7 +24,7 @@ export SI_BOOT_TIMEOUT := $(BOOT_TIMEOUT)
 DURATION ?= 600
 
 .PHONY: all modules clean install help deps check check-debug check-host run shell torture bench
-.PHONY: dkms-install dkms-remove deb migrate audit
+.PHONY: dkms-install dkms-remove deb migrate audit vm-run
 
 all: modules
 
@@ -69,9 +72,17 @@ run: deps
 shell: deps
 	bash scripts/vm.sh shell $(RUN_KERNEL)
 
+# Your modules and a test script of yours in a kernel of the matrix:
+#   make vm-run KERNEL=kasan SCRIPT=test.sh MODULES="path/to/driver_dir x.ko"
+# (scripts/vm-run.sh: the exit status is the script's; a kernel problem fails)
+KERNEL ?= $(RUN_KERNEL)
+vm-run:
+	@test -n "$(SCRIPT)" || { echo "usage: make vm-run KERNEL=NAME SCRIPT=FILE [MODULES=...]" >&2; exit 2; }
+	bash scripts/vm-run.sh $(KERNEL) $(SCRIPT) $(MODULES)
+
 # DKMS and Debian packaging (scripts/dkms.sh), the migration kit
-# (scripts/si-migrate.sh, scripts/si-timer-audit.py): README.md, "DKMS" and
-# "Migrating a driver to si_timer".
+# (scripts/si-migrate.sh, scripts/si-timer-audit.py): Documentation/dkms.md
+# and Documentation/migration.md.
 dkms-install:
 	bash scripts/dkms.sh install $(KVER)
 
@@ -100,6 +111,7 @@ help:
 	@echo "make bench [KERNELS=...] [QUICK=1] benchmarks against timer_list & co (default: $(BENCH_KERNELS))"
 	@echo "make run                          boot $(RUN_KERNEL) in QEMU with si_timer loaded, show it"
 	@echo "make shell                        boot $(RUN_KERNEL) in QEMU to a busybox shell (Ctrl-A x quits)"
+	@echo "make vm-run KERNEL=.. SCRIPT=..   boot a kernel with si_timer, MODULES=\"dir x.ko\" of yours and your script"
 	@echo "  BOOT_TIMEOUT=<s> (default 420)  seconds a VM may run before it counts as hung"
 	@echo "make torture [DURATION=600] [KERNELS=...]  only si_timer_torture, DURATION s per kernel"
 	@echo "make dkms-install [KVER=...]      register si_timer with DKMS, build and install it for KVER"

@@ -2,7 +2,7 @@
 /*
  * si_timer_bench: `make bench` measures si_timer against the timers a
  * driver author would pick instead, all on one CPU of one boot. See
- * README.md ("Benchmarks") for what each benchmark does.
+ * Documentation/benchmarks.md for what each benchmark does.
  *
  * Output, one kernel log line per figure, completed by scripts/bench.py:
  *	SI_BENCH <id> <metric> <peer>=<value> ...

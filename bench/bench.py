@@ -192,7 +192,7 @@ def problems(res, rt):
         if mass[p] != n.get(p):
             bad.append("B5: %s: %d of %s timers fired exactly once" % (p, mass[p], n.get(p)))
     # B5 reports a timeout with an SI_BENCH_WARN line (its times may be a
-    # little negative: see README); B6 with -1.
+    # little negative: see Documentation/benchmarks.md); B6 with -1.
     for key in [("B6", "tasklet_pingpong_ns"), ("B6", "soft_hrtimer_chain_ns")]:
         for p, v in res.lines.get(key, {}).items():
             if v < 0:
@@ -346,7 +346,7 @@ def plot(kernel, res):
                 "set terminal png size 900,520",
                 "set output '%s'" % png,
                 "set title '%s (%s)'" % (title, kernel),
-                # B4 has negative values (see README): linear, the tail cut at 40 ms
+                # B4 may have negative values (Documentation/benchmarks.md): linear, the tail cut at 40 ms
                 # B7's tails reach 100 ms on a loaded host, its medians 0.1-1 ms
                 "set logscale x" if id_ in ("B1", "B7") else "set xrange [-2000:40000]",
                 "set xlabel 'latency (us%s)'" % (", log scale" if id_ in ("B1", "B7") else ""),
@@ -519,7 +519,7 @@ def run(kernel, quick, timeout):
 
 
 def markdown(path):
-    """A README table from a saved build/bench/<kernel>.txt."""
+    """A results table (Documentation/benchmarks.md) from a saved build/bench/<kernel>.txt."""
     rows, head, b9 = [], [], {}
     for line in open(path):
         if line.startswith("#"):

@@ -15,7 +15,7 @@
  * enabled: NET_RX, TASKLET, BLOCK, RCU... may run in between on that CPU,
  * but the timer vectors stay masked so timer callbacks still never
  * interleave on one CPU (where the vector mask emulation is available,
- * see README.md).
+ * see Documentation/vector-mask.md).
  */
 #ifndef _SI_TIMER_H
 #define _SI_TIMER_H
@@ -119,19 +119,27 @@ void si_destroy_timer_on_stack(struct si_timer *timer);
 #endif
 
 /**
+ * __SI_TIMER_INITIALIZER - static initialiser of an si_timer
+ * @_function: the callback
+ * @_flags: SI_TIMER_* flags
+ *
+ * The twin of __TIMER_INITIALIZER(). Its node is marked as that one marks
+ * a timer_list's, for debugobjects to tell it from one never set up.
+ */
+#define __SI_TIMER_INITIALIZER(_function, _flags) {			\
+		.node = { .next = TIMER_ENTRY_STATIC },			\
+		.function = (_function),				\
+		.flags = (_flags),					\
+		__SI_TIMER_LOCKDEP_MAP_INIT				\
+	}
+
+/**
  * DEFINE_SI_TIMER - define and statically initialise an si_timer
  * @_name: variable name
  * @_function: the callback
- *
- * Its node is marked as __TIMER_INITIALIZER() marks a timer_list's, for
- * debugobjects to tell it from one never set up.
  */
 #define DEFINE_SI_TIMER(_name, _function)				\
-	struct si_timer _name = {					\
-		.node = { .next = TIMER_ENTRY_STATIC },			\
-		.function = (_function),				\
-		__SI_TIMER_LOCKDEP_MAP_INIT				\
-	}
+	struct si_timer _name = __SI_TIMER_INITIALIZER(_function, 0)
 
 /**
  * si_timer_container_of - the structure containing an si_timer
@@ -153,6 +161,35 @@ int si_try_to_del_timer_sync(struct si_timer *timer);
 int si_timer_shutdown(struct si_timer *timer);
 int si_timer_shutdown_sync(struct si_timer *timer);
 int si_timer_pending(const struct si_timer *timer);
+
+/**
+ * si_add_timer_local - arm an inactive timer to expire on this CPU
+ * @timer: the timer, with expires set
+ *
+ * The twin of add_timer_local(): sets SI_TIMER_PINNED, then as
+ * si_add_timer(), which arms on the calling CPU's executor.
+ */
+static inline void si_add_timer_local(struct si_timer *timer)
+{
+	if (timer)
+		timer->flags |= SI_TIMER_PINNED;
+	si_add_timer(timer);
+}
+
+/**
+ * si_add_timer_global - arm an inactive timer, not pinned
+ * @timer: the timer, with expires set
+ *
+ * The twin of add_timer_global(): clears SI_TIMER_PINNED, then as
+ * si_add_timer(). An si_timer is armed on the calling CPU's executor
+ * either way, as a timer_list whose CPU timer migration leaves alone.
+ */
+static inline void si_add_timer_global(struct si_timer *timer)
+{
+	if (timer)
+		timer->flags &= ~SI_TIMER_PINNED;
+	si_add_timer(timer);
+}
 
 /* Aliases for code converted from the pre-6.2 names. */
 static inline int si_del_timer(struct si_timer *timer)

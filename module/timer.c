@@ -557,23 +557,37 @@ static int si_wait_refused(struct si_executor *home)
 
 /*
  * Tell lockdep that we wait for the callback, as timer_delete_sync() does,
- * so that a lock held here and taken by the callback is reported. Not on
- * RT with BH disabled for a soft-interruptible timer: lockdep would tie
- * this CPU's BH lock to the callback's, a cycle it cannot tell apart from
- * the safe cross-CPU case, and the same-CPU case is refused at run time.
+ * so that a lock held here and taken by the callback is reported: also
+ * with bottom halves disabled on RT, where a soft-interruptible callback
+ * that enters a BH section on its CPU waits for that CPU's BH lock, whose
+ * holder may want a lock held here or be cancelling such a timer on our
+ * CPU in turn (lockdep's one class for all CPUs' BH locks is right there).
+ *
+ * A soft-interruptible callback holds its map with softirqs enabled, so a
+ * cancel from a softirq must not record the map as taken in softirq: the
+ * only softirq that could wait for the callback it interrupted is refused
+ * (-EDEADLK, si_cancel_from_own_callback()), and lockdep would report the
+ * legal cancel from another CPU's tasklet as an inconsistent usage, then
+ * switch itself off. The dependencies on the locks held here are still
+ * recorded, and one taken in softirq is still checked against the callback
+ * holding the map with softirqs on (a softirq on the callback's CPU may
+ * want it). A no-op on RT, where lockdep does not track softirq context.
  */
 static void si_lockdep_cancel_waits(struct si_timer *timer)
 {
+	bool hide_softirq = (timer->flags & SI_TIMER_SOFTINTERRUPTIBLE) &&
+			    lockdep_softirq_context(current);
 	unsigned long flags;
 
-	if (IS_ENABLED(CONFIG_PREEMPT_RT) && softirq_count() &&
-	    (timer->flags & SI_TIMER_SOFTINTERRUPTIBLE))
-		return;
 	/* irqs off: record no "enabled" irq usage, as timer_delete_sync() */
 	local_irq_save(flags);
+	if (hide_softirq)
+		lockdep_softirq_exit();
 	lock_acquire_exclusive(&timer->lockdep_map, si_lockdep_subclass(timer), 0, NULL,
 			       _THIS_IP_);
 	lock_map_release(&timer->lockdep_map);
+	if (hide_softirq)
+		lockdep_softirq_enter();
 	local_irq_restore(flags);
 }
 

@@ -6,7 +6,7 @@
  * Why not the kernel's wheel: its expiry runs in the TIMER softirq, on
  * PREEMPT_RT under the BH lock, so an si_timer could not fire while bottom
  * halves are busy on its CPU, and every expiry had to be passed on to an
- * executor under a second lock, taken by every arm and cancel too (README:
+ * executor under a second lock, taken by every arm and cancel too (benchmarks.md:
  * B3, B5, B7). Here arming and cancelling are an hlist operation under the
  * lock those calls take anyway, and one HARD hrtimer per executor (a
  * deferrable timer_list for deferrable timers: they keep not waking an

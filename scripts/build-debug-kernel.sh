@@ -19,7 +19,8 @@
 # sha256 of both fragments and this script's SCRIPT_VERSION (bump it when
 # the build steps change).
 #
-# NAME: kasan-rt (KASAN) or kcsan-rt (KCSAN), or any NAME with a
+# NAME: kasan (KASAN, not RT: its fragment turns the base's PREEMPT_RT
+# off), kasan-rt (KASAN) or kcsan-rt (KCSAN), or any NAME with a
 # selftests/config/NAME.config.
 #
 # Usage:  dir=$(scripts/build-debug-kernel.sh kasan-rt)
@@ -47,7 +48,7 @@ log() { printf 'build-debug-kernel: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 case $NAME in
-"" | debug-rt | */* | .*) die "usage: $0 NAME (kasan-rt, kcsan-rt: selftests/config/NAME.config)" ;;
+"" | debug-rt | */* | .*) die "usage: $0 NAME (kasan, kasan-rt, kcsan-rt: selftests/config/NAME.config)" ;;
 esac
 CONFIGS=$(cd "$HERE/../selftests/config" && pwd)
 BASE=$CONFIGS/debug-rt.config

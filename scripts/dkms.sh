@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# si_timer as DKMS and Debian consume it (README.md, "DKMS").
+# si_timer as DKMS and Debian consume it (Documentation/dkms.md).
 #
 #   dkms.sh version          print the version (SI_TIMER_VERSION, include/si_timer.h)
 #   dkms.sh src ROOT         lay out the DKMS source under ROOT: ROOT/usr/src/si_timer-<version>/
@@ -28,8 +28,10 @@ src() {
 	ver=$(version)
 	dst=$root/usr/src/si_timer-$ver
 	rm -rf "$dst"
-	mkdir -p "$dst/include" "$dst/module" "$dst/scripts" "$dst/dkms" "$root/usr/share/si_timer"
+	mkdir -p "$dst/include" "$dst/module" "$dst/scripts" "$dst/dkms" "$dst/Documentation" \
+		"$root/usr/share/si_timer"
 	cp "$top/dkms.conf" "$top/Kbuild" "$top/README.md" "$dst/"
+	cp "$top"/Documentation/*.md "$dst/Documentation/"
 	cp "$top"/include/*.h "$dst/include/"
 	cp "$top"/module/*.[ch] "$dst/module/"
 	cp "$top/scripts/probe-compat.sh" "$dst/scripts/"

@@ -1,34 +1,46 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Inventory of a driver's timer callbacks before opting them in to
-SI_TIMER_SOFTINTERRUPTIBLE (README.md, "Migrating a driver to si_timer").
+SI_TIMER_SOFTINTERRUPTIBLE (Documentation/migration.md, "2. Audit").
 
-For every callback given to timer_setup()/si_timer_setup() (also _on_stack)
-or DEFINE_TIMER()/DEFINE_SI_TIMER(), with the functions it calls in the same
-sources, it lists the evidence an auditor needs:
-- locks it takes without _bh/_irq (nor inside local_bh_disable() or
-  local_irq_save()) that a softirq handler of the driver also takes: a NAPI
-  poll (netif_napi_add*), a tasklet (tasklet_setup/tasklet_init/
-  DECLARE_TASKLET*). Soft-interruptible, the handler may run on the same CPU
-  while the callback holds the lock: needs _bh locking;
-- locks it shares with other timer callbacks: listed, but no hazard, since
-  the timer vectors stay masked while a soft-interruptible callback runs;
-- per-CPU data (this_cpu_*, __this_cpu_*, per_cpu*, get_cpu_var) that a
-  softirq handler also touches: keep compatible (or wrap the accesses in
-  local_bh_disable());
-- context assumptions (in_softirq(), in_serving_softirq(), in_interrupt(),
-  softirq_count(), lockdep_assert_in_softirq()): keep compatible;
-- softirqs raised without a BH-disabled section (napi_schedule(),
-  __raise_softirq_irqoff()...): from a thread with bottom halves enabled
-  they are not run until something else runs softirqs: needs _bh.
-Verdict: keep_compatible > needs_bh > safe, the worst evidence wins.
+Timer callbacks are the functions given to timer_setup()/si_timer_setup()
+(also _on_stack), setup_timer(), DEFINE_TIMER()/DEFINE_SI_TIMER(),
+__TIMER_INITIALIZER(), a timer's `.function =`, and every function whose
+only parameter is a struct timer_list * or struct si_timer *. For each, with
+the functions and function-like macros it calls in the same sources, the
+audit lists the evidence and a verdict, the worst evidence winning:
+
+  safe             positive evidence only: the callback and what it calls
+                   take no lock, or take each with _bh/_irq/_irqsave (or
+                   inside local_bh_disable()/local_irq_save()), or take it
+                   plainly but it is shared only with timer callbacks (the
+                   TIMER and HRTIMER vectors stay masked while a
+                   soft-interruptible callback runs) and process context;
+  review           something the audit cannot clear, with the reason: a
+                   lock also taken by code of unknown context (a function
+                   handed to a registration the audit does not know counts
+                   as possibly softirq), a lock reached through a pointer it
+                   cannot resolve, a callback it could not parse, a
+                   synchronous cancel of the timer from softirq or
+                   BH-disabled code (the -EDEADLK case);
+  needs_bh         a lock taken plainly that softirq code also takes, or a
+                   softirq raised with bottom halves enabled;
+  keep_compatible  context assumptions (in_softirq()...), per-CPU data
+                   shared with softirq code.
+
+Softirq code: NAPI polls, tasklets, packet and protocol receive handlers
+(packet_type, net_protocol, rx_handler, encapsulation and socket callbacks),
+ndo_start_xmit and qdisc operations, BH workqueue items, USB completions,
+block completions, RCU callbacks, soft hrtimer callbacks (HRTIMER softirq,
+masked like TIMER), and kernel locks the network softirqs take (a qdisc's
+root lock, a socket's bh_lock_sock(), a TX queue's _xmit_lock).
 
 It reads C text with regular expressions, not a compiler: locks are matched
-by the last member name of their expression (&dev->lock and &priv->lock
-are both "lock"), softirq handlers are those registered in the callback's
-directory (--tree-wide: anywhere), calls are followed through the given
-sources but not through function pointers, and "safe" means no evidence was
-found, not a proof. Read the evidence.
+by the last member name of their expression (&dev->lock and &priv->lock are
+both "lock"), local pointers and helpers' parameters and return values are
+followed within the sources given, softirq code is that registered in the
+callback's directory (--tree-wide: anywhere), and #if/#ifdef keep their
+first branch. Read the evidence.
 
 usage: si-timer-audit.py [--format=text|tsv] [--tree-wide] FILE|DIR...
 """
@@ -38,28 +50,206 @@ import re
 import sys
 
 LOCK_CALL = re.compile(
-    r"\b(?P<fn>(?:raw_)?spin_(?:lock|trylock)(?:_bh|_irq|_irqsave|_nested)?"
+    r"\b(?P<fn>(?:raw_)?spin_(?:lock|trylock)(?:_bh|_irq|_irqsave|_nested|_irqsave_nested|"
+    r"_bh_nested)?"
     r"|(?:read|write)_(?:lock|trylock)(?:_bh|_irq|_irqsave)?)\s*\(")
+# Kernel helpers that take a lock themselves: helper -> (lock key, plain?).
+LOCKER = {
+    "bh_lock_sock": ("<sk_lock.slock>", True),
+    "bh_lock_sock_nested": ("<sk_lock.slock>", True),
+    "netif_tx_lock": ("<_xmit_lock>", True),
+    "__netif_tx_lock": ("<_xmit_lock>", True),
+    "netif_tx_lock_bh": ("<_xmit_lock>", False),
+    "__netif_tx_lock_bh": ("<_xmit_lock>", False),
+    "sch_tree_lock": ("<qdisc root lock>", False),
+}
+# Kernel helpers returning a lock: helper -> lock key.
+GETTER = {"qdisc_lock": "<qdisc root lock>", "qdisc_root_lock": "<qdisc root lock>",
+          "qdisc_root_sleeping_lock": "<qdisc root lock>"}
+# Locks the kernel's own softirq code takes.
+KERNEL_SOFTIRQ_LOCK = {
+    "<qdisc root lock>": "the NET_TX softirq takes a qdisc's root lock (qdisc_run(), "
+                         "__dev_queue_xmit() with bottom halves off)",
+    "<sk_lock.slock>": "protocol receive handlers take the socket lock in NET_RX "
+                       "(bh_lock_sock())",
+    "<_xmit_lock>": "the NET_TX softirq takes a TX queue's _xmit_lock (HARD_TX_LOCK())",
+}
 GUARD = re.compile(r"\b(?:scoped_)?guard\s*\(\s*(?P<cls>\w+)\s*\)?\s*[(,]")
+# This CPU's per-CPU data (per_cpu_ptr(p, cpu) names a CPU: no interleaving
+# with a softirq of the running CPU in particular).
 PERCPU = re.compile(
-    r"\b(?:__)?(?:this_cpu|raw_cpu)_\w+\s*\(\s*&?(?P<v>\w+)"
-    r"|\b(?:per_cpu_ptr|per_cpu|get_cpu_var|get_cpu_ptr|this_cpu_ptr)\s*\(\s*&?(?P<w>\w+)")
+    r"\b(?P<op>(?:__)?(?:this_cpu|raw_cpu)_\w+|get_cpu_var|get_cpu_ptr|"
+    r"this_cpu_ptr|raw_cpu_ptr)\s*\(")
 CONTEXT = re.compile(
     r"\b(in_softirq|in_serving_softirq|in_interrupt|softirq_count|lockdep_assert_in_softirq)\s*\(")
 RAISE = re.compile(r"\b(napi_schedule\w*|__napi_schedule\w*|(?:__)?raise_softirq_irqoff)\s*\(")
 BH_OFF = re.compile(r"\b(local_bh_disable|local_irq_disable|local_irq_save|spin_lock_bh|"
-                    r"spin_lock_irq(?:save)?|rcu_read_lock_bh)\s*\(")
+                    r"spin_lock_irq(?:save)?|read_lock_bh|write_lock_bh|rcu_read_lock_bh|"
+                    r"netif_tx_lock_bh|sch_tree_lock)\s*\(")
 BH_ON = re.compile(r"\b(local_bh_enable|local_irq_enable|local_irq_restore|spin_unlock_bh|"
-                   r"spin_unlock_irq(?:restore)?|rcu_read_unlock_bh)\s*\(")
+                   r"spin_unlock_irq(?:restore)?|read_unlock_bh|write_unlock_bh|"
+                   r"rcu_read_unlock_bh|netif_tx_unlock_bh|sch_tree_unlock)\s*\(")
+# Only bottom halves (the -EDEADLK case on PREEMPT_RT): irq-off is not BH-off there.
+BH_ONLY_OFF = re.compile(r"\b(local_bh_disable|spin_lock_bh|read_lock_bh|write_lock_bh|"
+                         r"rcu_read_lock_bh|netif_tx_lock_bh|sch_tree_lock)\s*\(")
+BH_ONLY_ON = re.compile(r"\b(local_bh_enable|spin_unlock_bh|read_unlock_bh|write_unlock_bh|"
+                        r"rcu_read_unlock_bh|netif_tx_unlock_bh|sch_tree_unlock)\s*\(")
+SYNC_CANCEL = re.compile(r"\b(?P<fn>del_timer_sync|timer_delete_sync|del_singleshot_timer_sync|"
+                         r"timer_shutdown_sync|si_timer_delete_sync|si_del_timer_sync|"
+                         r"si_timer_shutdown_sync)\s*\(")
 TIMER_SETUP = re.compile(
-    r"\b(?P<api>(?:si_)?timer_setup(?:_on_stack)?)\s*\((?P<args>[^;]*?)\)\s*;", re.S)
-DEFINE_TIMER = re.compile(r"\b(?P<api>DEFINE_(?:SI_)?TIMER)\s*\(\s*\w+\s*,\s*(?P<fn>\w+)")
-NAPI_ADD = re.compile(r"\bnetif_napi_add\w*\s*\((?P<args>[^;]*?)\)\s*;", re.S)
-TASKLET = re.compile(r"\b(?:tasklet_setup|tasklet_init)\s*\(\s*[^,]+,\s*(?P<fn>\w+)"
-                     r"|\bDECLARE_TASKLET\w*\s*\(\s*\w+\s*,\s*(?P<fn2>\w+)")
+    r"\b(?P<api>(?:si_)?timer_setup(?:_on_stack)?|setup_timer|__setup_timer)\s*\(")
+DEFINE_TIMER = re.compile(r"\b(?P<api>DEFINE_(?:SI_)?TIMER)\s*\(\s*(?P<t>\w+)\s*,\s*(?P<fn>\w+)")
+TIMER_INIT = re.compile(r"\b(?P<t>\w+)(?:\s*\[[^]=]*\])?\s*=\s*(?P<api>__(?:SI_)?TIMER_INITIALIZER)"
+                        r"\s*\(\s*(?P<fn>\w+)")
+FUNCTION_ASSIGN = re.compile(r"(?P<lhs>[\w.\->\[\]]+?)\s*(?:\.|->)\s*function\s*=\s*&?(?P<fn>\w+)\s*;")
+TIMER_PARAM = re.compile(r"^\s*(?:const\s+)?struct\s+(?:timer_list|si_timer)\s*\*\s*\w*\s*$")
+HRTIMER_PARAM = re.compile(r"^\s*struct\s+hrtimer\s*\*\s*\w*\s*$")
 CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
-KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "do", "else"}
-RANK = {"safe": 0, "needs_bh": 1, "keep_compatible": 2}
+KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "do", "else", "case",
+            "typeof", "__typeof__", "defined", "__attribute__", "asm", "__asm__"}
+# Calls that are no calls into other code, for the list of calls not followed.
+NOT_CALLS = {"from_timer", "timer_container_of", "si_timer_container_of", "container_of", "READ_ONCE",
+             "WRITE_ONCE", "likely", "unlikely", "min", "max", "min_t", "max_t", "BIT", "jiffies_to_msecs",
+             "msecs_to_jiffies", "usecs_to_jiffies", "time_after", "time_before", "time_after_eq",
+             "time_before_eq", "round_jiffies", "round_jiffies_up", "ARRAY_SIZE", "WARN_ON", "WARN_ON_ONCE",
+             "BUG_ON", "pr_info", "pr_debug", "pr_warn", "pr_err", "dev_dbg", "dev_info", "dev_warn",
+             "dev_err", "netdev_dbg", "netdev_info", "netdev_warn", "netdev_err", "get_task_comm",
+             "atomic_inc", "atomic_dec", "atomic_read", "atomic_set", "atomic_add", "atomic_sub",
+             "test_bit", "set_bit", "clear_bit", "readl", "writel", "ioread32", "iowrite32", "le32_to_cpu",
+             "cpu_to_le32", "le16_to_cpu", "cpu_to_le16", "IS_ENABLED", "offsetof", "typeof"}
+RANK = {"safe": 0, "review": 1, "needs_bh": 2, "keep_compatible": 3}
+
+# Where a function handed to a registration runs. Definite softirq kinds make
+# a shared plain lock needs_bh; "timer" kinds are masked with the callback;
+# "process" and "hardirq" are no hazard for a plain lock; anything else is
+# "possibly softirq".
+SOFTIRQ, TIMERVEC, PROCESS, HARDIRQ, MAYBE = "softirq", "timer", "process", "hardirq", "maybe"
+# Registration calls: name -> (index of the function argument, kind, what).
+REG_CALLS = {
+    "netif_napi_add": (2, SOFTIRQ, "NAPI poll"),
+    "netif_napi_add_weight": (2, SOFTIRQ, "NAPI poll"),
+    "netif_napi_add_tx": (2, SOFTIRQ, "NAPI poll"),
+    "netif_napi_add_tx_weight": (2, SOFTIRQ, "NAPI poll"),
+    "netif_napi_add_config": (2, SOFTIRQ, "NAPI poll"),
+    "netif_threaded_napi_add": (2, SOFTIRQ, "NAPI poll"),
+    "tasklet_setup": (1, SOFTIRQ, "tasklet"),
+    "tasklet_init": (1, SOFTIRQ, "tasklet"),
+    "DECLARE_TASKLET": (1, SOFTIRQ, "tasklet"),
+    "DECLARE_TASKLET_DISABLED": (1, SOFTIRQ, "tasklet"),
+    "DECLARE_TASKLET_OLD": (1, SOFTIRQ, "tasklet"),
+    "netdev_rx_handler_register": (1, SOFTIRQ, "rx_handler (NET_RX softirq)"),
+    "usb_fill_bulk_urb": (5, SOFTIRQ, "USB completion"),
+    "usb_fill_int_urb": (5, SOFTIRQ, "USB completion"),
+    "usb_fill_control_urb": (6, SOFTIRQ, "USB completion"),
+    "call_rcu": (1, SOFTIRQ, "RCU callback"),
+    "call_rcu_hurry": (1, SOFTIRQ, "RCU callback"),
+    "call_srcu": (2, SOFTIRQ, "SRCU callback (bottom halves off)"),
+    "hrtimer_setup": (1, None, "hrtimer callback"),
+    "INIT_WORK": (1, PROCESS, "work item"),
+    "INIT_DELAYED_WORK": (1, PROCESS, "delayed work item"),
+    "INIT_DEFERRABLE_WORK": (1, PROCESS, "delayed work item"),
+    "DECLARE_WORK": (1, PROCESS, "work item"),
+    "DECLARE_DELAYED_WORK": (1, PROCESS, "delayed work item"),
+    "DECLARE_DEFERRABLE_WORK": (1, PROCESS, "delayed work item"),
+    "kthread_run": (0, PROCESS, "kthread"),
+    "kthread_create": (0, PROCESS, "kthread"),
+    "kthread_create_on_node": (0, PROCESS, "kthread"),
+    "kthread_run_on_cpu": (0, PROCESS, "kthread"),
+    "module_init": (0, PROCESS, "module_init"),
+    "module_exit": (0, PROCESS, "module_exit"),
+    "late_initcall": (0, PROCESS, "initcall"),
+    "subsys_initcall": (0, PROCESS, "initcall"),
+    "device_initcall": (0, PROCESS, "initcall"),
+    "fs_initcall": (0, PROCESS, "initcall"),
+    "arch_initcall": (0, PROCESS, "initcall"),
+    "core_initcall": (0, PROCESS, "initcall"),
+    "postcore_initcall": (0, PROCESS, "initcall"),
+    "rootfs_initcall": (0, PROCESS, "initcall"),
+    "module_param_call": (1, PROCESS, "module parameter"),
+    "request_irq": (1, HARDIRQ, "irq handler"),
+    "devm_request_irq": (2, HARDIRQ, "irq handler"),
+    "request_any_context_irq": (1, HARDIRQ, "irq handler"),
+    "request_threaded_irq": (1, HARDIRQ, "irq handler"),
+    "devm_request_threaded_irq": (2, HARDIRQ, "irq handler"),
+    "on_each_cpu": (0, HARDIRQ, "IPI function"),
+    "smp_call_function_single": (1, HARDIRQ, "IPI function"),
+    "kref_put": (1, MAYBE, "kref release"),
+    "cpuhp_setup_state": (2, PROCESS, "CPU hotplug callback"),
+    "cpuhp_setup_state_nocalls": (2, PROCESS, "CPU hotplug callback"),
+}
+# Calls whose function arguments all run in process context.
+PROCESS_CALLS = {"SET_SYSTEM_SLEEP_PM_OPS", "SIMPLE_DEV_PM_OPS", "DEFINE_SIMPLE_DEV_PM_OPS",
+                 "SET_RUNTIME_PM_OPS", "RUNTIME_PM_OPS", "SYSTEM_SLEEP_PM_OPS",
+                 "SET_LATE_SYSTEM_SLEEP_PM_OPS", "SET_NOIRQ_SYSTEM_SLEEP_PM_OPS",
+                 "DEFINE_RUNTIME_DEV_PM_OPS", "pm_ptr", "pm_sleep_ptr", "module_platform_driver_probe",
+                 "platform_driver_probe", "DEFINE_SHOW_ATTRIBUTE", "DEVICE_ATTR", "DEVICE_ATTR_RW",
+                 "module_param_cb", "kthread_run", "kthread_create", "schedule_on_each_cpu",
+                 "wait_event", "wait_event_interruptible", "wait_event_timeout", "debugfs_create_file"}
+# Threaded handlers: process context, but with bottom halves off on RT
+# (forced threading, irq_forced_thread_fn()): matters for cancels only.
+THREADED_IRQ = {"request_threaded_irq": 2, "devm_request_threaded_irq": 3}
+# Initializer and assignment fields: field -> (kind, what); field@struct
+# entries win over plain field entries.
+FIELDS = {
+    "func@packet_type": (SOFTIRQ, "packet receive handler (packet_type)"),
+    "handler@net_protocol": (SOFTIRQ, "protocol receive handler (net_protocol)"),
+    "err_handler@net_protocol": (SOFTIRQ, "protocol error handler (net_protocol)"),
+    "handler@inet6_protocol": (SOFTIRQ, "protocol receive handler (inet6_protocol)"),
+    "err_handler@inet6_protocol": (SOFTIRQ, "protocol error handler (inet6_protocol)"),
+    "handler@xfrm_tunnel": (SOFTIRQ, "protocol receive handler (xfrm_tunnel)"),
+    "handler@gre_protocol": (SOFTIRQ, "protocol receive handler (gre_protocol)"),
+    "ndo_start_xmit": (SOFTIRQ, "ndo_start_xmit (NET_TX, bottom halves off)"),
+    "ndo_select_queue": (SOFTIRQ, "ndo_select_queue (transmit path, bottom halves off)"),
+    "ndo_tx_timeout": (TIMERVEC, "ndo_tx_timeout (dev_watchdog() timer)"),
+    "start_xmit@ppp_channel_ops": (SOFTIRQ, "ppp channel start_xmit (transmit path)"),
+    "enqueue@Qdisc_ops": (SOFTIRQ, "qdisc enqueue (transmit path, root lock held)"),
+    "dequeue@Qdisc_ops": (SOFTIRQ, "qdisc dequeue (NET_TX softirq, root lock held)"),
+    "peek@Qdisc_ops": (SOFTIRQ, "qdisc peek (NET_TX softirq, root lock held)"),
+    "reset@Qdisc_ops": (SOFTIRQ, "qdisc reset (root lock held, bottom halves off)"),
+    "classify@tcf_proto_ops": (SOFTIRQ, "classifier (transmit/receive path)"),
+    "act@tc_action_ops": (SOFTIRQ, "tc action (transmit/receive path)"),
+    "hook@nf_hook_ops": (SOFTIRQ, "netfilter hook"),
+    "backlog_rcv": (SOFTIRQ, "socket backlog_rcv (protocol receive)"),
+    "encap_rcv": (SOFTIRQ, "UDP encapsulation receive handler"),
+    "encap_err_rcv": (SOFTIRQ, "UDP encapsulation error handler"),
+    "encap_err_lookup": (SOFTIRQ, "UDP encapsulation error handler"),
+    "sk_data_ready": (SOFTIRQ, "socket sk_data_ready (protocol receive)"),
+    "sk_write_space": (SOFTIRQ, "socket sk_write_space (protocol receive)"),
+    "sk_state_change": (SOFTIRQ, "socket sk_state_change (protocol receive)"),
+    "sk_error_report": (SOFTIRQ, "socket sk_error_report (protocol receive)"),
+    "complete@blk_mq_ops": (SOFTIRQ, "block completion (BLOCK softirq)"),
+    "bi_end_io": (SOFTIRQ, "bio completion (may run in the BLOCK softirq)"),
+    "complete": (MAYBE, "completion handler"),
+    "rcv": (SOFTIRQ, "receive handler"),
+    # Process context.
+    "probe": (PROCESS, "probe"), "freeze": (PROCESS, "PM"), "thaw": (PROCESS, "PM"),
+    "poweroff": (PROCESS, "PM"), "restore": (PROCESS, "PM"),
+    "runtime_suspend": (PROCESS, "runtime PM"), "runtime_resume": (PROCESS, "runtime PM"),
+    "remove_new": (PROCESS, "remove"),
+    "remove": (PROCESS, "remove"), "disconnect": (PROCESS, "disconnect"),
+    "shutdown": (PROCESS, "shutdown"), "suspend": (PROCESS, "suspend"), "resume": (PROCESS, "resume"),
+    "open": (PROCESS, "open"), "release": (PROCESS, "release"), "read": (PROCESS, "read"),
+    "write": (PROCESS, "write"), "unlocked_ioctl": (PROCESS, "ioctl"), "compat_ioctl": (PROCESS, "ioctl"),
+    "ioctl": (PROCESS, "ioctl"), "poll": (PROCESS, "poll"), "mmap": (PROCESS, "mmap"),
+    "llseek": (PROCESS, "llseek"), "show": (PROCESS, "sysfs show"), "store": (PROCESS, "sysfs store"),
+    "ndo_open": (PROCESS, "ndo_open"), "ndo_stop": (PROCESS, "ndo_stop"),
+    "ndo_init": (PROCESS, "ndo_init"), "ndo_uninit": (PROCESS, "ndo_uninit"),
+    "ndo_change_mtu": (PROCESS, "ndo_change_mtu"), "ndo_eth_ioctl": (PROCESS, "ioctl"),
+    "ndo_siocdevprivate": (PROCESS, "ioctl"), "ndo_set_mac_address": (PROCESS, "ndo_set_mac_address"),
+    "ndo_do_ioctl": (PROCESS, "ioctl"),
+    "init@Qdisc_ops": (PROCESS, "qdisc init"), "destroy@Qdisc_ops": (PROCESS, "qdisc destroy"),
+    "change@Qdisc_ops": (PROCESS, "qdisc change"), "dump@Qdisc_ops": (PROCESS, "qdisc dump"),
+    "dump_stats@Qdisc_ops": (PROCESS, "qdisc dump"),
+    "newlink": (PROCESS, "rtnl newlink"), "dellink": (PROCESS, "rtnl dellink"),
+    "changelink": (PROCESS, "rtnl changelink"),
+    "doit": (PROCESS, "netlink doit"), "dumpit": (PROCESS, "netlink dumpit"),
+    "proc_handler": (PROCESS, "sysctl"),
+    "hub_control": (PROCESS, "hub_control"), "start": (PROCESS, "start"), "stop": (PROCESS, "stop"),
+    "bus_suspend": (PROCESS, "bus_suspend"), "bus_resume": (PROCESS, "bus_resume"),
+    "reset": (PROCESS, "reset"), "irq": (HARDIRQ, "irq handler"),
+    "urb_enqueue": (MAYBE, "urb_enqueue (any context)"), "urb_dequeue": (MAYBE, "urb_dequeue (any context)"),
+}
 
 
 def strip_comments(text):
@@ -68,6 +258,67 @@ def strip_comments(text):
         return re.sub(r"[^\n]", " ", m.group(0))
     return re.sub(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'',
                   blank, text, flags=re.S)
+
+
+def directives(text):
+    """(start line index, end line index, directive text) of each preprocessor
+    directive, continuation lines included."""
+    lines, out, i = text.split("\n"), [], 0
+    while i < len(lines):
+        if re.match(r"\s*#", lines[i]):
+            j = i
+            while lines[j].rstrip().endswith("\\") and j + 1 < len(lines):
+                j += 1
+            out.append((i, j, "\n".join(lines[i:j + 1])))
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def first_branch(text):
+    """The text as the compiler of one configuration would see it, roughly:
+    directives blanked, #if/#ifdef keep their first branch (#if 0: the
+    next), #elif/#else branches blanked. Newlines stay, so lines match."""
+    lines = text.split("\n")
+    stack = []      # per open #if: [keeping this branch now, a branch was kept]
+    dirs = {i: (j, d) for i, j, d in directives(text)}
+    i = 0
+    while i < len(lines):
+        if i in dirs:
+            j, d = dirs[i]
+            m = re.match(r"\s*#\s*(\w+)\s*(.*)", d, re.S)
+            word, rest = (m.group(1), m.group(2).strip()) if m else ("", "")
+            if word in ("if", "ifdef", "ifndef"):
+                keep = not (word == "if" and rest == "0")
+                stack.append([keep, keep])
+            elif word in ("elif", "else") and stack:
+                top = stack[-1]
+                top[0] = not top[1]
+                top[1] = top[1] or top[0]
+            elif word == "endif" and stack:
+                stack.pop()
+            for k in range(i, j + 1):
+                lines[k] = ""
+            i = j + 1
+            continue
+        if stack and not all(s[0] for s in stack):
+            lines[i] = ""
+        i += 1
+    return "\n".join(lines)
+
+
+def unparen(e):
+    """e without the parentheses around all of it."""
+    e = e.strip()
+    while e.startswith("(") and e.endswith(")"):
+        depth = 0
+        for i, ch in enumerate(e):
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            if depth == 0 and i < len(e) - 1:
+                return e
+        e = e[1:-1].strip()
+    return e
 
 
 def split_args(s):
@@ -96,40 +347,83 @@ def call_args(text, pos):
     return split_args(text[start:i - 1])
 
 
-def lock_key(expr):
-    expr = expr.strip().lstrip("&(").rstrip(")")
+def statement_start(body, pos):
+    """Text of the statement containing pos, up to pos."""
+    k = max(body.rfind(";", 0, pos), body.rfind("{", 0, pos), body.rfind("}", 0, pos))
+    return body[k + 1:pos]
+
+
+def member_key(expr):
+    """The last member name of a lock or timer expression."""
+    expr = expr.strip()
+    while expr.startswith(("&", "(", "*")):
+        expr = expr[1:].strip()
+    while expr.endswith(")"):
+        expr = expr[:-1].strip()
+    expr = re.sub(r"\[[^]]*\]", "", expr)
     return re.split(r"->|\.", expr)[-1].strip()
+
+
+def percpu_key(expr):
+    """Per-CPU data by its member path without the base variable:
+    this_cpu_inc(priv->stats->rx) and this_cpu_ptr(dev->stats) are both
+    under "stats"; a global is its own name."""
+    e = re.sub(r"\[[^]]*\]", "", expr.strip().lstrip("&*( ").rstrip(") "))
+    parts = [p.strip() for p in re.split(r"->|\.", e) if p.strip()]
+    if not parts:
+        return ()
+    return tuple(parts[1:]) if len(parts) > 1 else (parts[0],)
+
+
+def percpu_match(a, b):
+    """The same per-CPU variable or per-CPU pointer member."""
+    return bool(a) and bool(b) and a[0] == b[0]
 
 
 class Func:
     """line: where its name is; body_line: where its body (the '{') starts."""
-    def __init__(self, path, name, line, body, offset, body_line):
-        self.path, self.name, self.line, self.body, self.offset = path, name, line, body, offset
-        self.body_line = body_line
+    def __init__(self, path, name, line, body, body_line, params, macro=False):
+        self.path, self.name, self.line, self.body = path, name, line, body
+        self.body_line, self.params, self.macro = body_line, params, macro
+        self.pnames = params if macro else param_names(params)
+
+    def __repr__(self):
+        return "%s()" % self.name
+
+
+def param_names(plist):
+    out = []
+    for p in split_args(plist):
+        m = re.search(r"(\w+)\s*(?:\[[^]]*\])?\s*$", p)
+        if m and p.strip() not in ("void", "..."):
+            out.append(m.group(1))
+    return out
 
 
 def functions(path, text):
-    """Top-level function definitions: name, first line, body text."""
+    """Top-level function definitions of text (first_branch()ed)."""
     out, depth, last, i = [], 0, 0, 0
     while i < len(text):
         ch = text[i]
         if ch == "{":
             if depth == 0:
                 head = text[last:i]
-                m = re.search(r"\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*$", head, re.S)
+                m = re.search(r"\b([A-Za-z_]\w*)\s*\(([^;{}]*)\)\s*$", head, re.S)
                 if m and m.group(1) not in KEYWORDS and "=" not in head.split("(")[0]:
                     j, d = i + 1, 1
                     while j < len(text) and d:
                         d += {"{": 1, "}": -1}.get(text[j], 0)
                         j += 1
+                    # The parameters: the first parenthesis after the name.
+                    params = call_args(head, m.start(1))
                     line = text.count("\n", 0, last + m.start(1)) + 1
-                    out.append(Func(path, m.group(1), line, text[i:j], i,
-                                    text.count("\n", 0, i) + 1))
+                    out.append(Func(path, m.group(1), line, text[i:j],
+                                    text.count("\n", 0, i) + 1, params))
                     i, last = j, j
                     continue
             depth += 1
         elif ch == "}":
-            depth -= 1
+            depth = max(depth - 1, 0)
             if depth == 0:
                 last = i + 1
         elif ch == ";" and depth == 0:
@@ -138,10 +432,20 @@ def functions(path, text):
     return out
 
 
-def bh_disabled_at(body, pos):
-    on = len(BH_OFF.findall(body[:pos]))
-    off = len(BH_ON.findall(body[:pos]))
-    return on > off
+def macros(path, text):
+    """Function-like #defines, as functions the callers' calls lead to."""
+    out = []
+    for i, j, d in directives(text):
+        m = re.match(r"\s*#\s*define\s+(\w+)\(([^)]*)\)(.*)", d, re.S)
+        if m:
+            body = " " * (len(d) - len(m.group(3))) + m.group(3).replace("\\\n", " \n")
+            out.append(Func(path, m.group(1), i + 1, "{" + body[1:] + "}", i + 1,
+                            [p.strip() for p in m.group(2).split(",") if p.strip()], macro=True))
+    return out
+
+
+def bh_disabled_at(body, pos, off=BH_OFF, on=BH_ON):
+    return len(off.findall(body[:pos])) > len(on.findall(body[:pos]))
 
 
 class Tree:
@@ -149,23 +453,36 @@ class Tree:
         self.files = {}
         for p in paths:
             if os.path.isdir(p):
-                for d, _, names in os.walk(p):
+                for d, _, names in sorted(os.walk(p)):
                     for n in sorted(names):
                         if n.endswith((".c", ".h")):
                             f = os.path.join(d, n)
                             self.files[f] = os.path.relpath(f, p)
             else:
                 self.files[p] = os.path.basename(p)
-        self.text = {f: strip_comments(open(f, errors="replace").read()) for f in self.files}
+        self.raw = {f: strip_comments(open(f, errors="replace").read()) for f in self.files}
+        self.text = {f: first_branch(t) for f, t in self.raw.items()}
         self.defs = {}      # name -> [Func], static functions may repeat across files
-        for f, t in self.text.items():
-            for fn in functions(f, t):
+        for f in self.files:
+            for fn in functions(f, self.text[f]) + macros(f, self.raw[f]):
                 self.defs.setdefault(fn.name, []).append(fn)
+        self.walks = {}
+        self.globals = set()    # locks defined at file scope
+        for t in self.raw.values():
+            self.globals.update(re.findall(r"\bDEFINE_(?:RAW_)?(?:SPINLOCK|RWLOCK)\s*\(\s*(\w+)", t))
+            self.globals.update(re.findall(r"^\s*(?:static\s+)?(?:raw_)?(?:spinlock_t|rwlock_t)\s+(\w+)",
+                                           t, re.M))
 
     def func(self, name, path=None):
-        """The definition of name, preferring the one in file path."""
+        """The definition of name, preferring the one in file path, and a
+        function over a macro."""
         defs = self.defs.get(name, [])
-        return next((d for d in defs if d.path == path), defs[0] if defs else None)
+        for want in ((lambda d: d.path == path and not d.macro), (lambda d: not d.macro),
+                     (lambda d: d.path == path), (lambda d: True)):
+            for d in defs:
+                if want(d):
+                    return d
+        return None
 
     def line(self, fn, pos):
         return fn.body_line + fn.body.count("\n", 0, pos)
@@ -173,116 +490,501 @@ class Tree:
     def where(self, fn, pos):
         return "%s:%d" % (self.files[fn.path], self.line(fn, pos))
 
-    def reach(self, name, path):
-        """The function (defined in path, or elsewhere in the tree) and every
-        function of the tree it calls, directly or not."""
-        seen, todo = [], [(name, path)]
-        while todo:
-            n, p = todo.pop()
+    def walk(self, name, path, limit=400):
+        """The function and every function or macro of the tree it calls,
+        directly or not, each with the binding of its parameters to the
+        caller's arguments (for locks handed to helpers): [(Func, binding)].
+        A binding's "@off" is set where the call was made with bottom halves
+        or interrupts off (a caller's spin_lock_irqsave(), say)."""
+        if (name, path) in self.walks:
+            return self.walks[(name, path)]
+        out, seen, todo = [], set(), [(name, path, {})]
+        while todo and len(out) < limit:
+            n, p, bind = todo.pop(0)
             fn = self.func(n, p)
-            if fn is None or fn in seen:
+            if fn is None:
                 continue
-            seen.append(fn)
-            todo += [(c, fn.path) for c in CALL.findall(fn.body) if c in self.defs]
-        return seen
+            key = (id(fn), tuple(sorted(bind.items())))
+            if key in seen or sum(f is fn for f, _ in out) >= 4:
+                continue
+            seen.add(key)
+            out.append((fn, bind))
+            for m in CALL.finditer(fn.body):
+                c = m.group(1)
+                if c not in self.defs or c in KEYWORDS or c == fn.name:
+                    continue
+                callee = self.func(c, fn.path)
+                b = {}
+                try:
+                    args = call_args(fn.body, m.end() - 1)
+                except ValueError:
+                    args = []
+                for pn, a in zip(callee.pnames if callee else [], args):
+                    b[pn] = self.resolve_expr(fn, bind, a, m.start())
+                if bind.get("@off") or bh_disabled_at(fn.body, m.start()):
+                    b["@off"] = "1"
+                todo.append((c, fn.path, b))
+        self.walks[(name, path)] = out
+        return out
 
-    def registrations(self):
-        """Timer callbacks and softirq handlers, keyed by (name, file of
-        the registration)."""
-        timers, softirq = {}, {}
-        for f, t in self.text.items():
-            for m in TIMER_SETUP.finditer(t):
-                args = split_args(m.group("args"))
-                if len(args) >= 2 and re.fullmatch(r"\w+", args[1]):
-                    flags = args[2] if len(args) > 2 else ""
-                    timers.setdefault((args[1], f), (m.group("api"), flags))
-            for m in DEFINE_TIMER.finditer(t):
-                timers.setdefault((m.group("fn"), f), (m.group("api"), ""))
-            for m in NAPI_ADD.finditer(t):
-                args = split_args(m.group("args"))
-                if len(args) >= 3 and re.fullmatch(r"\w+", args[2]):
-                    softirq[(args[2], f)] = "NAPI poll"
-            for m in TASKLET.finditer(t):
-                softirq[(m.group("fn") or m.group("fn2"), f)] = "tasklet"
-        return timers, softirq
+    def reach(self, name, path):
+        return [f for f, _ in self.walk(name, path)]
+
+    def resolve_expr(self, fn, bind, expr, pos, depth=0):
+        """A lock (or timer) expression in fn's body at pos, with local
+        pointers, parameters and getters replaced by what they stand for."""
+        e = expr.strip()
+        bare = unparen(e)
+        if depth > 6:
+            return e
+        m = re.fullmatch(r"(\w+)\s*\((.*)\)", bare, re.S)
+        if m:                                   # a getter: qdisc_lock(q), foo_lock(p)
+            g = m.group(1)
+            if g in GETTER:
+                return GETTER[g]
+            gf = self.func(g, fn.path)
+            if gf is not None:
+                r = re.search(r"\breturn\s+([^;]+);", gf.body)
+                if r:
+                    args = split_args(m.group(2))
+                    b = {pn: self.resolve_expr(fn, bind, a, pos, depth + 1)
+                         for pn, a in zip(gf.pnames, args)}
+                    return self.resolve_expr(gf, b, r.group(1), r.start(), depth + 1)
+            return e
+        m = re.fullmatch(r"(&?\s*)(\w+)((?:\s*(?:->|\.)\s*\w+|\[[^]]*\])*)", bare)
+        if not m:
+            return e
+        amp, base, rest = m.groups()
+        if base in bind:
+            b = bind[base]
+            if not rest:
+                return b
+            return b + rest if not amp else "&" + b.lstrip("&") + rest
+        if not rest and not amp:
+            # A local pointer: its last assignment before pos.
+            hits = list(re.finditer(r"(?<![\w>.])\*?\s*%s\s*=(?!=)\s*([^;]+);" % re.escape(base),
+                                    fn.body[:pos]))
+            if hits:
+                r = self.resolve_expr(fn, bind, hits[-1].group(1), hits[-1].start(), depth + 1)
+                # Only what names a lock: not from_timer(), kzalloc()...
+                if r.startswith("<") or not re.search(r"\w\s*\(", r):
+                    return r
+        return e
+
+    @staticmethod
+    def base_type(fn, expr):
+        """The struct type of a one-level member expression's base
+        (&ohci->lock: struct ohci_hcd), where fn declares it; else None."""
+        m = re.fullmatch(r"&?\s*(\w+)\s*(?:->|\.)\s*\w+", unparen(expr))
+        if not m:
+            return None
+        d = re.search(r"\bstruct\s+(\w+)\s*\*?\s*(?:const\s+)?%s\b" % re.escape(m.group(1)),
+                      " ".join(fn.params) + " " + fn.body)
+        return d.group(1) if d else None
+
+    def lock_key(self, fn, bind, expr, pos):
+        """(key, resolved expression, resolved?) of a lock expression."""
+        r = self.resolve_expr(fn, bind, expr, pos)
+        if r.startswith("<"):
+            return r, r, True
+        bare = unparen(r)
+        if re.search(r"(?:->|\.)\s*q\s*\.\s*lock$", bare):
+            return "<qdisc root lock>", r, True
+        if re.search(r"sk_lock\s*\.\s*slock$", bare):
+            return "<sk_lock.slock>", r, True
+        if re.search(r"_xmit_lock$", bare):
+            return "<_xmit_lock>", r, True
+        if re.fullmatch(r"&\s*\w+", bare):
+            return bare.lstrip("& "), r, True
+        if re.fullmatch(r"\w+", bare):
+            # A pointer never resolved, unless it names a global lock.
+            return bare, r, bare in self.globals
+        if re.search(r"(->|\.)", bare) and not re.search(r"\w\s*\(", bare):
+            return member_key(bare), r, True
+        return bare, r, False
 
     def locks(self, name, path):
-        """(key, expr, function, call, plain?, where) of each lock taken."""
+        """Each lock taken: dict(key, expr, fn, call, plain, where, resolved)."""
         out = []
-        for fn in self.reach(name, path):
-            n = fn.name
+        for fn, bind in self.walk(name, path):
             for m in LOCK_CALL.finditer(fn.body):
-                args = call_args(fn.body, m.end() - 1)
+                try:
+                    args = call_args(fn.body, m.end() - 1)
+                except ValueError:
+                    continue
                 call = m.group("fn")
-                plain = not re.search(r"_bh|_irq", call) and not bh_disabled_at(fn.body, m.start())
-                out.append((lock_key(args[0]), args[0], n, call, plain, self.where(fn, m.start())))
+                key, r, ok = self.lock_key(fn, bind, args[0], m.start())
+                plain = not re.search(r"_bh|_irq", call) and not bind.get("@off") and \
+                    not bh_disabled_at(fn.body, m.start())
+                out.append(dict(key=key, expr=args[0] if r == args[0] else "%s (%s)" % (args[0], r),
+                                fn=fn, call=call, plain=plain, where=self.where(fn, m.start()),
+                                resolved=ok, type=self.base_type(fn, r)))
+            for m in CALL.finditer(fn.body):
+                if m.group(1) in LOCKER and m.group(1) not in self.defs:
+                    key, pl = LOCKER[m.group(1)]
+                    args = call_args(fn.body, m.end() - 1)
+                    out.append(dict(key=key, expr="%s(%s)" % (m.group(1), ", ".join(args)), fn=fn,
+                                    call=m.group(1),
+                                    plain=pl and not bind.get("@off") and
+                                    not bh_disabled_at(fn.body, m.start()),
+                                    where=self.where(fn, m.start()), resolved=True, type=None))
             for m in GUARD.finditer(fn.body):
                 cls = m.group("cls")
-                if "spinlock" not in cls and "rwlock" not in cls and "read_lock" not in cls \
-                        and "write_lock" not in cls:
+                if not re.search(r"spinlock|rwlock|read_lock|write_lock", cls):
                     continue
                 args = call_args(fn.body, m.end() - 1)
-                plain = not re.search(r"_bh|_irq", cls) and not bh_disabled_at(fn.body, m.start())
-                out.append((lock_key(args[-1]), args[-1], n, "guard(%s)" % cls, plain,
+                key, r, ok = self.lock_key(fn, bind, args[-1], m.start())
+                plain = not re.search(r"_bh|_irq", cls) and not bind.get("@off") and \
+                    not bh_disabled_at(fn.body, m.start())
+                out.append(dict(key=key, expr=args[-1], fn=fn, call="guard(%s)" % cls, plain=plain,
+                                where=self.where(fn, m.start()), resolved=ok,
+                                type=self.base_type(fn, r)))
+        return out
+
+    def percpu(self, name, path):
+        out = []
+        for fn in self.reach(name, path):
+            for m in PERCPU.finditer(fn.body):
+                try:
+                    args = call_args(fn.body, m.end() - 1)
+                except ValueError:
+                    continue
+                out.append((percpu_key(args[0]), m.group("op"), args[0], fn,
                             self.where(fn, m.start())))
         return out
 
-    def matches(self, name, path, rx, group=None):
+    def matches(self, name, path, rx):
         out = []
         for fn in self.reach(name, path):
-            n = fn.name
             for m in rx.finditer(fn.body):
-                val = m.group(group) if group else m.group(1)
-                if group == "v":
-                    val = m.group("v") or m.group("w")
-                out.append((val, n, self.where(fn, m.start()), m.group(0).rstrip("( ")))
+                out.append((m.group(1), fn, self.where(fn, m.start())))
         return out
+
+    # --- Registrations -------------------------------------------------
+    def hrtimer_modes(self, t):
+        """Member key of an hrtimer -> its mode text (hrtimer_init/setup)."""
+        modes = {}
+        for m in re.finditer(r"\bhrtimer_(?:init|setup)(?:_on_stack)?\s*\(", t):
+            args = call_args(t, m.end() - 1)
+            if args:
+                modes[member_key(args[0])] = args[-1]
+        return modes
+
+    def registrations(self):
+        """Timer callbacks {(name, file): (api, flags, timer key)}, handlers
+        {(name, file): (kind, what)} and the threaded irq handlers."""
+        timers, handlers, threaded, unknown = {}, {}, set(), {}
+
+        def add(fn, f, kind, what):
+            old = handlers.get((fn, f))
+            if old is None or RANK_KIND[kind] > RANK_KIND[old[0]]:
+                handlers[(fn, f)] = (kind, what)
+
+        for f, t in self.raw.items():
+            for m in TIMER_SETUP.finditer(t):
+                try:
+                    args = call_args(t, m.end() - 1)
+                except ValueError:
+                    continue
+                if len(args) >= 2 and re.fullmatch(r"\w+", args[1]) and args[1] != "NULL":
+                    flags = args[2] if len(args) > 2 and "timer_setup" in m.group("api") else ""
+                    timers.setdefault((args[1], f), (m.group("api"), flags, member_key(args[0])))
+            for m in DEFINE_TIMER.finditer(t):
+                timers.setdefault((m.group("fn"), f), (m.group("api"), "", m.group("t")))
+            for m in TIMER_INIT.finditer(t):
+                args = call_args(t, m.start("api"))
+                timers.setdefault((m.group("fn"), f), (m.group("api"), args[1] if len(args) > 1 else "",
+                                                       m.group("t")))
+            modes = self.hrtimer_modes(t)
+            for m in FUNCTION_ASSIGN.finditer(t):
+                fn, key = m.group("fn"), member_key(m.group("lhs"))
+                d = self.func(fn, f)
+                if key in modes or (d is not None and d.params and HRTIMER_PARAM.match(d.params[0])):
+                    soft = "_SOFT" in modes.get(key, "")
+                    add(fn, f, TIMERVEC if soft else HARDIRQ,
+                        "soft hrtimer callback (HRTIMER softirq)" if soft else "hrtimer callback")
+                elif (d is not None and d.params and TIMER_PARAM.match(d.params[0])) or \
+                        (d is None and "timer" in m.group("lhs") and "hrtimer" not in m.group("lhs")):
+                    timers.setdefault((fn, f), (".function =", "", key))
+            for m in re.finditer(r"\b(\w+)\s*\(", t):
+                reg = m.group(1)
+                if reg not in REG_CALLS and reg not in THREADED_IRQ:
+                    continue
+                try:
+                    args = call_args(t, m.end() - 1)
+                except ValueError:
+                    continue
+                if reg in THREADED_IRQ and len(args) > THREADED_IRQ[reg]:
+                    th = args[THREADED_IRQ[reg]].lstrip("&")
+                    if re.fullmatch(r"\w+", th):
+                        threaded.add((th, f))
+                        add(th, f, PROCESS, "threaded irq handler")
+                if reg not in REG_CALLS:
+                    continue
+                idx, kind, what = REG_CALLS[reg]
+                if len(args) <= idx or not re.fullmatch(r"&?\w+", args[idx]):
+                    continue
+                fn = args[idx].lstrip("&")
+                if reg == "hrtimer_setup":
+                    soft = "_SOFT" in args[-1]
+                    kind, what = (TIMERVEC, "soft hrtimer callback (HRTIMER softirq)") if soft \
+                        else (HARDIRQ, "hrtimer callback")
+                if reg in ("request_irq", "devm_request_irq"):
+                    # Forced-threaded on PREEMPT_RT, with bottom halves off.
+                    threaded.add((fn, f))
+                add(fn, f, kind, "%s (%s())" % (what, reg))
+            # Initializers of known structures, then any .field = fn.
+            for m in re.finditer(r"\bstruct\s+(\w+)\s+[\w\s\[\]]*?=\s*\{", t):
+                body = t[m.end():self._close(t, m.end() - 1)]
+                for fm in re.finditer(r"\.\s*(\w+)\s*=\s*&?\s*(\w+)\s*[,}\n]", body):
+                    self._field(fm.group(1), m.group(1), fm.group(2), f, add, unknown)
+            for fm in re.finditer(r"(?:\.|->)\s*(\w+)\s*=\s*&?\s*(\w+)\s*[,;}]", t):
+                if (fm.group(2), f) not in handlers and (fm.group(2), f) not in unknown:
+                    self._field(fm.group(1), None, fm.group(2), f, add, unknown)
+            # BH workqueues: the work items queued on system_bh*_wq or a WQ_BH queue.
+            bhwq = {"system_bh_wq", "system_bh_highpri_wq"}
+            bhwq.update(member_key(x) for x in re.findall(
+                r"([\w.\->]+)\s*=\s*alloc_workqueue\s*\([^;]*\bWQ_BH\b", t))
+            works = {}
+            for m in re.finditer(r"\b(?:INIT_WORK|DECLARE_WORK)\s*\(", t):
+                args = call_args(t, m.end() - 1)
+                if len(args) > 1:
+                    works.setdefault(member_key(args[0]), []).append(args[1].lstrip("&"))
+            for m in re.finditer(r"\bqueue_work(?:_on)?\s*\(", t):
+                args = call_args(t, m.end() - 1)
+                args = args[1:] if m.group(0).startswith("queue_work_on") else args
+                if len(args) > 1 and member_key(args[0]) in bhwq:
+                    for fn in works.get(member_key(args[1]), []):
+                        add(fn, f, SOFTIRQ, "BH workqueue item (queue_work(%s))" % args[0])
+        # A function handed to something the audit does not know.
+        for (fn, f), what in unknown.items():
+            if (fn, f) not in handlers and (fn, f) not in timers:
+                add(fn, f, MAYBE, what)
+        # Functions only referenced as a value (in a call's arguments).
+        for f, t in self.text.items():
+            for m in re.finditer(r"\b(\w+)\s*\(", t):
+                reg = m.group(1)
+                if reg in PROCESS_CALLS:
+                    for a in call_args(t, m.end() - 1):
+                        a = a.lstrip("&").strip()
+                        if re.fullmatch(r"\w+", a) and self.func(a, f) is not None:
+                            add(a, f, PROCESS, "%s()" % reg)
+                    continue
+                if reg in KEYWORDS or reg in REG_CALLS or reg in THREADED_IRQ or \
+                        TIMER_SETUP.match(m.group(0) + ")") or reg in ("sizeof",):
+                    continue
+                try:
+                    args = call_args(t, m.end() - 1)
+                except ValueError:
+                    continue
+                for a in args:
+                    a = a.lstrip("&").strip()
+                    d = self.func(a, f) if re.fullmatch(r"\w+", a) else None
+                    if d is None or d.macro or (a, f) in handlers or (a, f) in timers:
+                        continue
+                    if any(k == a for k, _ in timers):
+                        continue
+                    add(a, f, MAYBE, "handed to %s() (not known to the audit: possibly softirq)"
+                        % reg)
+        return timers, handlers, threaded
+
+    @staticmethod
+    def _close(t, i):
+        d = 0
+        for j in range(i, len(t)):
+            d += {"{": 1, "}": -1}.get(t[j], 0)
+            if d == 0:
+                return j
+        return len(t)
+
+    def _field(self, field, struct, fn, f, add, unknown):
+        if field == "function":
+            return
+        d = self.func(fn, f)
+        if d is None or d.macro:
+            return
+        if d.params and TIMER_PARAM.match(d.params[0]):
+            return
+        spec = FIELDS.get("%s@%s" % (field, struct)) if struct else None
+        spec = spec or FIELDS.get(field)
+        if spec:
+            add(fn, f, spec[0], "%s (.%s)" % (spec[1], field))
+        else:
+            unknown.setdefault((fn, f), ".%s%s (not known to the audit: possibly softirq)"
+                               % (field, " of struct %s" % struct if struct else ""))
+
+
+RANK_KIND = {PROCESS: 0, HARDIRQ: 1, TIMERVEC: 2, MAYBE: 3, SOFTIRQ: 4}
 
 
 def audit(tree, tree_wide=False):
-    timers, softirq = tree.registrations()
+    timers, handlers, threaded = tree.registrations()
+    # Timer callbacks found by their signature alone.
+    for name, defs in tree.defs.items():
+        for d in defs:
+            if not d.macro and len(d.params) == 1 and TIMER_PARAM.match(d.params[0]) and \
+                    not any(k == name for k, _ in timers):
+                timers[(name, d.path)] = ("signature", "", None)
+
+    def near(path, regs):
+        return [(k, v) for k, v in sorted(regs.items())
+                if tree_wide or os.path.dirname(k[1]) == os.path.dirname(path)]
+
+    # Context of each function: the kinds of the registrations reaching it.
+    ctx = {}
+    for (fn, f), (kind, what) in handlers.items():
+        for g in tree.reach(fn, f):
+            ctx.setdefault(id(g), []).append((kind, what, fn))
+    for (fn, f) in timers:
+        for g in tree.reach(fn, f):
+            ctx.setdefault(id(g), []).append((TIMERVEC, "timer callback", fn))
+    # Every lock take, with the registration whose walk reached it (helpers'
+    # parameters resolved along that walk); functions no registration
+    # reaches are taken alone, with an unknown context.
+    takes = {}
+    for (fn, f), (kind, what) in handlers.items():
+        for lk in tree.locks(fn, f):
+            takes.setdefault(lk["key"], []).append((lk, kind, what, fn, f))
+    for (fn, f) in timers:
+        for lk in tree.locks(fn, f):
+            takes.setdefault(lk["key"], []).append((lk, TIMERVEC, "timer callback", fn, f))
+    for name, defs in tree.defs.items():
+        for d in defs:
+            if d.macro or id(d) in ctx:
+                continue
+            for lk in tree.locks(name, d.path):
+                if lk["fn"] is d:
+                    takes.setdefault(lk["key"], []).append((lk, None, None, None, d.path))
+    # Sync cancels of each timer key, with their context.
+    cancels = []
+    for name, defs in tree.defs.items():
+        for d in defs:
+            if d.macro:
+                continue
+            for m in SYNC_CANCEL.finditer(d.body):
+                try:
+                    args = call_args(d.body, m.end() - 1)
+                except ValueError:
+                    continue
+                cancels.append((member_key(args[0]), d, m, args[0], tree.base_type(d, args[0])))
+
     report, done = [], set()
-    for (cb, path), (api, flags) in sorted(timers.items()):
+    for (cb, path), (api, flags, tkey) in sorted(timers.items()):
         fcb = tree.func(cb, path)
-        if fcb is None or fcb in done:
+        if fcb is not None and fcb.macro:
+            fcb = None
+        if fcb is not None and id(fcb) in done:
             continue
-        done.add(fcb)
         ev, verdict = [], "safe"
+        opted = "SI_TIMER_SOFTINTERRUPTIBLE" in flags
 
         def worse(v):
             return v if RANK[v] > RANK[verdict] else verdict
 
-        # Handlers of the same directory (the driver), or of the whole tree.
-        def near(regs):
-            return sorted((k, v) for k, v in regs.items()
-                          if tree_wide or os.path.dirname(k[1]) == os.path.dirname(path))
-        for key, expr, fn, call, plain, where in tree.locks(cb, path):
-            if not plain:
+        if fcb is None:
+            ev.append(("review", "not parsed: no definition of %s() found in the sources given "
+                       "(another file, a macro, or C the audit cannot read); audit it by hand" % cb))
+            where = "%s:%d" % (tree.files[path], tree.raw[path].count("\n", 0, tree.raw[path].find(cb)) + 1)
+            report.append((tree.files[path], cb, "review", where, api, opted, ev, ev[0][1]))
+            continue
+        done.add(id(fcb))
+        # The timer's container, from the callback's from_timer()/container_of().
+        ttype = None
+        m = re.search(r"\b(?:from_timer|timer_container_of|si_timer_container_of)\s*\(\s*(\w+)\s*,"
+                      r"\s*\w+\s*,\s*(\w+)", fcb.body)
+        if m:
+            ttype, tkey = tree.base_type(fcb, "%s->%s" % m.groups()), tkey or m.group(2)
+        m = re.search(r"\bcontainer_of\s*\(\s*\w+\s*,\s*struct\s+(\w+)\s*,\s*(\w+)", fcb.body)
+        if m and not ttype:
+            ttype, tkey = m.group(1), tkey or m.group(2)
+        mine = set(id(g) for g in tree.reach(cb, path))
+        here = set(id(d) for ds in tree.defs.values() for d in ds
+                   if tree_wide or os.path.dirname(d.path) == os.path.dirname(path))
+        positive = []
+        for lk in tree.locks(cb, path):
+            if not lk["plain"]:
+                p = "%s() at %s%s" % (lk["call"], lk["where"], "" if re.search(r"_bh|_irq", lk["call"])
+                                      else " (bottom halves or interrupts off there)")
+                if p not in positive:
+                    positive.append(p)
                 continue
-            for (other, opath), kind in near(softirq):
-                hits = [l for l in tree.locks(other, opath) if l[0] == key]
-                if hits:
-                    ev.append(("needs_bh", "%s() takes %s at %s%s; %s %s() takes it too (%s() at %s)"
-                               % (call, expr, where, "" if fn == cb else " (in %s())" % fn,
-                                  kind, other, hits[0][3], hits[0][5])))
-                    verdict = worse("needs_bh")
-            for (other, opath), _ in near(timers):
-                ofn = tree.func(other, opath)
-                if ofn is None or ofn is fcb:
+            inner = "" if lk["fn"] is fcb else " (in %s())" % lk["fn"].name
+            what = "%s() takes %s at %s%s" % (lk["call"], lk["expr"], lk["where"], inner)
+            if not lk["resolved"]:
+                ev.append(("review", "%s: a lock through a pointer the audit cannot resolve; "
+                           "find what it points to and who else takes it" % what))
+                verdict = worse("review")
+                continue
+            if lk["key"] in KERNEL_SOFTIRQ_LOCK:
+                ev.append(("needs_bh", "%s; %s" % (what, KERNEL_SOFTIRQ_LOCK[lk["key"]])))
+                verdict = worse("needs_bh")
+                continue
+            bad, maybe, unknown_ctx, timer_only, process = [], [], [], [], []
+            for other, kind, kwhat, root, rpath in takes.get(lk["key"], []):
+                if root == cb and rpath == path:
                     continue
-                hits = [l for l in tree.locks(other, opath) if l[0] == key]
+                if lk["type"] and other["type"] and lk["type"] != other["type"]:
+                    continue
+                if not tree_wide and os.path.dirname(rpath) != os.path.dirname(path):
+                    continue
+                if kind == SOFTIRQ:
+                    bad.append((other, kwhat, root))
+                elif kind == MAYBE:
+                    maybe.append((other, kwhat, root))
+                elif kind == TIMERVEC:
+                    timer_only.append((other, kwhat, root))
+                elif kind in (PROCESS, HARDIRQ):
+                    process.append((other, kwhat, root))
+                elif kind is None and id(other["fn"]) not in mine:
+                    unknown_ctx.append(other)
+            def taker(other, root):
+                return "%s() at %s%s" % (other["call"], other["where"],
+                                         "" if other["fn"].name == root else
+                                         " in %s()" % other["fn"].name)
+            if bad:
+                other, kwhat, root = bad[0]
+                ev.append(("needs_bh", "%s; %s %s() takes it too (%s)"
+                           % (what, kwhat, root, taker(other, root))))
+                verdict = worse("needs_bh")
+            elif maybe:
+                other, kwhat, root = maybe[0]
+                ev.append(("review", "%s; %s() takes it too (%s), %s"
+                           % (what, root, taker(other, root), kwhat)))
+                verdict = worse("review")
+            elif unknown_ctx:
+                other = unknown_ctx[0]
+                ev.append(("review", "%s; %s() takes it too (%s() at %s), reached from no "
+                           "registration the audit found: its context is unknown"
+                           % (what, other["fn"].name, other["call"], other["where"])))
+                verdict = worse("review")
+            else:
+                shared = []
+                if timer_only:
+                    shared.append("timer callbacks %s (their vectors stay masked while a "
+                                  "soft-interruptible callback runs)"
+                                  % ", ".join(sorted(set("%s()" % r for _, _, r in timer_only))))
+                if process:
+                    shared.append("%s (%s)" % (", ".join(sorted(set("%s()" % r for _, _, r in process))),
+                                               ", ".join(sorted(set(w for _, w, _ in process)))))
+                ev.append(("info", "%s; %s" % (what, "shared only with " + " and ".join(shared)
+                                               if shared else "no other code in these sources takes it")))
+                p = "%s %s" % (lk["key"], "shared with timer callbacks or process context only"
+                               if shared else "taken by this callback only")
+                if p not in positive:
+                    positive.append(p)
+        pcb = tree.percpu(cb, path)
+        for key, op, expr, fn, where in pcb:
+            for (other, opath), (kind, kwhat) in near(path, handlers):
+                if kind not in (SOFTIRQ, MAYBE):
+                    continue
+                hits = [h for h in tree.percpu(other, opath) if percpu_match(h[0], key)]
                 if hits:
-                    ev.append(("info", "%s() takes %s at %s; timer callback %s() takes it too: "
-                               "no _bh needed for that pair, the timer vectors stay masked"
-                               % (call, expr, where, other)))
-        for var, fn, where, text in tree.matches(cb, path, PERCPU, "v"):
-            for (other, opath), kind in near(softirq):
-                hits = [h for h in tree.matches(other, opath, PERCPU, "v") if h[0] == var]
-                if hits:
-                    ev.append(("keep_compatible", "%s(%s) at %s; %s %s() touches it too (%s)"
-                               % (text.split("(")[0], var, where, kind, other, hits[0][2])))
-                    verdict = worse("keep_compatible")
-        for what, fn, where, text in tree.matches(cb, path, CONTEXT):
+                    v = "keep_compatible" if kind == SOFTIRQ else "review"
+                    ev.append((v, "%s(%s) at %s; %s %s() touches it too (%s(%s) at %s)"
+                               % (op, expr, where, kwhat, other, hits[0][1], hits[0][2], hits[0][4])))
+                    verdict = worse(v)
+                    break
+        for what, fn, where in tree.matches(cb, path, CONTEXT):
             ev.append(("keep_compatible", "%s() at %s: assumes softirq context" % (what, where)))
             verdict = worse("keep_compatible")
         for f in tree.reach(cb, path):
@@ -293,9 +995,46 @@ def audit(tree, tree_wide=False):
                                % (m.group(1), tree.where(f, m.start()),
                                   "" if f is fcb else " (in %s())" % f.name)))
                     verdict = worse("needs_bh")
+        # Synchronous cancels of this timer from softirq or BH-disabled code.
+        for key, d, m, arg, ctype in cancels:
+            if tkey is None or key != tkey or id(d) not in here:
+                continue
+            if ctype and ttype and ctype != ttype:
+                continue
+            why = None
+            kinds = [(k, w) for k, w, _ in ctx.get(id(d), []) if k == SOFTIRQ]
+            if bh_disabled_at(d.body, m.start(), BH_ONLY_OFF, BH_ONLY_ON):
+                why = "bottom halves disabled there"
+            elif kinds:
+                why = "softirq code: %s" % kinds[0][1]
+            elif any((d.name, d.path) == t for t in threaded):
+                why = "a threaded irq handler: bottom halves off on PREEMPT_RT"
+            if why is None:
+                continue
+            stmt = statement_start(d.body, m.start())
+            checked = bool(re.search(r"=|\bif\b|\bwhile\b|\breturn\b|\(", stmt))
+            ev.append(("review", "%s(%s) at %s in %s() (%s): once opted in, on PREEMPT_RT it "
+                       "returns -EDEADLK without waiting while the callback runs on this CPU; "
+                       "%s; do not free the timer there (DOC-kit.md, -EDEADLK)"
+                       % (m.group("fn"), arg, tree.where(d, m.start()), d.name, why,
+                          "the result is used" if checked else "the result is not checked")))
+            verdict = worse("review")
+        ev = [e for i, e in enumerate(ev) if e not in ev[:i]]
         where = "%s:%d" % (tree.files[fcb.path], fcb.line)
-        opted = "SI_TIMER_SOFTINTERRUPTIBLE" in flags
-        report.append((where.split(":")[0], cb, verdict, where, api, opted, ev))
+        if verdict == "safe":
+            why = ("takes no lock" if not positive else
+                   "every lock taken with _bh/_irq, or shared with timer callbacks or process "
+                   "context only: " + "; ".join(positive))
+            ext = sorted(set(c for g in tree.reach(cb, path) for c in CALL.findall(g.body)
+                             if c not in tree.defs and c not in KEYWORDS and c not in NOT_CALLS
+                             and not LOCK_CALL.match(c + "(")
+                             and not re.match(r"(raw_)?(spin|read|write)_unlock", c)))
+            if ext:
+                why += "; calls outside these sources, not followed: %s" % ", ".join(
+                    "%s()" % c for c in ext[:8]) + (" and %d more" % (len(ext) - 8) if len(ext) > 8 else "")
+        else:
+            why = next(t for k, t in ev if k == verdict)
+        report.append((where.split(":")[0], cb, verdict, where, api, opted, ev, why))
     return report
 
 
@@ -312,19 +1051,19 @@ def main():
             sys.exit("si-timer-audit: %s: no such file or directory" % p)
     rep = audit(Tree(args.paths), args.tree_wide)
     if args.format == "tsv":
-        for path, cb, verdict, where, api, opted, ev in rep:
-            print("%s\t%s\t%s\t%d" % (path, cb, verdict, sum(e[0] != "info" for e in ev)))
+        for path, cb, verdict, where, api, opted, ev, why in rep:
+            print("%s\t%s\t%s\t%d\t%s" % (path, cb, verdict, sum(e[0] != "info" for e in ev),
+                                         " ".join(why.split())))
         return 0
-    for path, cb, verdict, where, api, opted, ev in rep:
-        print("%s() at %s [%s%s]: %s" % (cb, where, api,
-                                       ", opted in" if opted else "", verdict))
+    for path, cb, verdict, where, api, opted, ev, why in rep:
+        print("%s() at %s [%s%s]: %s" % (cb, where, api, ", opted in" if opted else "", verdict))
+        if verdict == "safe":
+            print("    %-15s %s" % ("safe", why))
         for kind, text in ev:
             print("    %-15s %s" % (kind, text))
-        if not ev:
-            print("    (no evidence found)")
     n = {v: sum(r[2] == v for r in rep) for v in RANK}
-    print("%d callbacks: %d safe, %d needs_bh, %d keep_compatible"
-          % (len(rep), n["safe"], n["needs_bh"], n["keep_compatible"]))
+    print("%d callbacks: %d safe, %d review, %d needs_bh, %d keep_compatible"
+          % (len(rep), n["safe"], n["review"], n["needs_bh"], n["keep_compatible"]))
     return 0
 
 

@@ -13,7 +13,7 @@
 #   vm.sh run|shell NAME     prepare + boot (make run / make shell)
 #
 # NAME: 6.1-rt, 6.1, 6.12-rt (newest installed Debian kernel of that series),
-# kasan-rt, kcsan-rt (debug kernels built and cached by
+# kasan, kasan-rt, kcsan-rt (debug kernels built and cached by
 # scripts/build-debug-kernel.sh; debug-rt is kasan-rt's old name), or an exact
 # /boot/vmlinuz-<release>.
 # NAME-mttcg: that kernel under multi-threaded TCG (real vCPU parallelism),
@@ -21,6 +21,9 @@
 # NAME-full: that (non-RT, PREEMPT_DYNAMIC) kernel booted with preempt=full,
 # running only the tests that depend on the preemption model, without the
 # benchmarks' smoke.
+# NAME-lockdep-CASE: that (lockdep) kernel running only si_lockdep_test with
+# report=CASE: lockdep reports once per boot, so each deadlock it must
+# report needs a boot of its own.
 # MODE (for the in-VM /init, selftests/init.sh): check, run, shell or script.
 # Exit status 3 means the kernel is not installed.
 set -euo pipefail
@@ -48,10 +51,11 @@ resolve() {
 	case $1 in
 	*-mttcg) resolve "${1%-mttcg}"; return ;;
 	*-full)  resolve "${1%-full}"; return ;;
+	*-lockdep-*) resolve "${1%-lockdep-*}"; return ;;
 	6.1-rt)  kver=$(newest '6.1.0-*-rt-amd64') ;;
 	6.1)     kver=$(newest '6.1.0-*-amd64' '-rt-') ;;
 	6.12-rt) kver=$(newest '6.12.*-rt-amd64') ;;
-	kasan-rt | kcsan-rt | debug-rt)
+	kasan | kasan-rt | kcsan-rt | debug-rt)
 		local flavour=${1/#debug-rt/kasan-rt} klog
 		[ -f scripts/build-debug-kernel.sh ] ||
 			missing "$1" "scripts/build-debug-kernel.sh not found"
@@ -92,6 +96,8 @@ si_tests() {
 		*-mttcg:*) ;;
 		*-full:si_vecmask_test | *-full:si_softint_test) echo "$t" ;;
 		*-full:*) ;;
+		*-lockdep-*:si_lockdep_test) echo "$t" ;;
+		*-lockdep-*:*) ;;
 		*) echo "$t" ;;
 		esac
 	done
@@ -103,6 +109,7 @@ prepare() {
 	echo "vm.sh: $name = $KVER ($BZIMAGE)" >&2
 	# NAME-full boots NAME's build: its objects, if NAME's was built first.
 	[[ $name != *-full ]] || src=build/${name%-full}/src
+	[[ $name != *-lockdep-* ]] || src=build/${name%-lockdep-*}/src
 	# M= builds in place: build a copy of the tree, keeping earlier objects.
 	mkdir -p "$src" "$b"
 	# --checksum --no-times: a file changed since the last copy gets a new mtime,
@@ -125,7 +132,7 @@ prepare() {
 	[ -f "$src/selftests/si_timer_demo.ko" ] && cp "$src/selftests/si_timer_demo.ko" "$ir/si/"
 	# The benchmarks (make bench; make check runs them briefly as a smoke
 	# test, except on NAME-full: no /si/bench, no smoke).
-	if [[ $name != *-full && $name != *-full-* ]]; then
+	if [[ $name != *-full && $name != *-full-* && $name != *-lockdep-* ]]; then
 		mkdir -p "$ir/si/bench"
 		cp "$src"/bench/*.ko "$ir/si/bench/"
 		gcc -static -O2 -Wall -o "$ir/si/bench/si_bench_udp" bench/si_bench_udp.c
@@ -195,12 +202,15 @@ boot() {
 	[[ $name != *-mttcg ]] || SI_VM_ACCEL=tcg,thread=multi
 	local preempt=
 	[[ $name != *-full && $name != *-full-* ]] || preempt=preempt=full
+	local lockdep=
+	[[ $name != *-lockdep-* ]] ||
+		lockdep="si_only_modules=1 si_lockdep_test.report=${name##*-lockdep-}"
 	local khz
 	khz=$(tsc_khz)
 	# shellcheck disable=SC2086 # SI_QEMU_ARGS: one word per option
 	exec qemu-system-x86_64 -accel "$SI_VM_ACCEL" "${icount[@]}" -smp "${SI_VM_CPUS:-4}" -m 1G \
 		-nographic -no-reboot -nic none ${SI_QEMU_ARGS:-} -kernel "$BZIMAGE" -initrd "$INITRD" \
-		-append "console=ttyS0 tsc=reliable panic=-1 sysrq_always_enabled printk.devkmsg=on loglevel=$loglevel si_mode=$mode ${khz:+tsc_early_khz=$khz} $preempt ${SI_APPEND:-}"
+		-append "console=ttyS0 tsc=reliable panic=-1 sysrq_always_enabled printk.devkmsg=on loglevel=$loglevel si_mode=$mode ${khz:+tsc_early_khz=$khz} $preempt $lockdep ${SI_APPEND:-}"
 }
 
 cmd=${1:-}

@@ -12,8 +12,11 @@
 #                      loads the DKMS-installed si_timer first, the timers of
 #                      the dependent and of the converted samples fire
 #   si_timer_dkms_boot one result per VM boot
+#   si_timer_vm_run    `make vm-run` with a module directory and a script
 #
-#   dkms_test.sh [OLD NEW]   kernel names of scripts/vm.sh (6.1-rt 6.12-rt)
+#   dkms_test.sh [--host-only] [OLD NEW]   kernel names of scripts/vm.sh
+#                      (6.1-rt 6.12-rt); --host-only: si_timer_migrate and
+#                      si_timer_audit only (seconds, no root, no VM)
 # Logs: build/logs/dkms.log (host side), build/logs/dkms-<name>.log (consoles).
 # The t_* functions are called through ktap().
 # shellcheck disable=SC2317
@@ -21,6 +24,8 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
+host_only=
+[ "${1:-}" = --host-only ] && { host_only=1; shift; }
 OLD_NAME=${1:-6.1-rt} NEW_NAME=${2:-6.12-rt}
 out=$top/build/dkms
 LOG=$top/build/logs/dkms.log
@@ -112,6 +117,7 @@ t_audit_evidence_lines() {
 	[ "$n" -ge 6 ] || fail "only $n located evidence lines found"
 }
 ktap si_timer_audit audit_timer_list_sources audit_converted_sources audit_evidence audit_evidence_lines
+[ -z "$host_only" ] || finish
 
 # --- si_timer_dkms: a throw-away root: an overlay on /, in a private mount
 # namespace that dies with the step.
@@ -176,4 +182,39 @@ done
 boot_result() { [ -z "${boot_why[$1]}" ] || fail "${boot_why[$1]}"; }
 for t in "${boots[@]}"; do eval "t_$t() { boot_result $t; }"; done
 ktap si_timer_dkms_boot "${boots[@]}"
+
+# --- si_timer_vm_run: `make vm-run` as a driver author uses it, on NEW: a
+# module directory of theirs (the dependent sample, with a plain Kbuild)
+# built against this tree and booted with their script; the script's exit
+# status is vm-run's.
+vmrun=$out/vm-run
+mkdir -p "$vmrun/mod"
+cp samples/dkms-dependent/si_timer_sample.c "$vmrun/mod/"
+echo 'obj-m := si_timer_sample.o' > "$vmrun/mod/Kbuild"
+cat > "$vmrun/fires.sh" <<'EOF'
+insmod /si/si_timer.ko || exit 10
+insmod /si/si_timer_sample.ko || exit 11
+n=0
+while [ "$(cat /sys/module/si_timer_sample/parameters/fired)" != 3 ]; do
+	n=$((n + 1))
+	[ $n -lt 50 ] || exit 12
+	sleep 0.1
+done
+rmmod si_timer_sample && rmmod si_timer || exit 13
+echo "vm-run sample: fired 3 times"
+EOF
+echo 'exit 7' > "$vmrun/fails.sh"
+t_vm_run_module_dir_and_script() {
+	make -s vm-run KERNEL="$NEW_NAME" SCRIPT="$vmrun/fires.sh" MODULES="$vmrun/mod" \
+		>> "$LOG" 2>&1 || fail "make vm-run failed (see $LOG)" || return 1
+	grep -q 'vm-run sample: fired 3 times' "build/logs/vm-run-$NEW_NAME.log" ||
+		fail "the script's output is not on the console"
+}
+# make says 2 for any failure; the script itself passes the status on
+t_vm_run_failing_script_fails() {
+	local got=0
+	bash scripts/vm-run.sh "$NEW_NAME" "$vmrun/fails.sh" >> "$LOG" 2>&1 || got=$?
+	[ "$got" = 7 ] || fail "scripts/vm-run.sh with a script exiting 7: exit $got (see $LOG)"
+}
+ktap si_timer_vm_run vm_run_module_dir_and_script vm_run_failing_script_fails
 finish

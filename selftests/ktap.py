@@ -4,7 +4,7 @@
 
 Feed console lines to Console.feed(), then call Console.finish(); both
 return Result tuples (status 'ok' | 'fail' | 'skip' | 'info', name, reason).
-Rules (README.md, "Tests"):
+Rules (Documentation/testing.md, "Tests"):
 - "KTAP version 1" opens a document and closes the previous one; a closed
   document whose result count differs from its "1..N" plan is a failure.
   Its name is its "# Subtest: NAME" line. Indented (nested) lines are not counted.

@@ -24,7 +24,15 @@ LOGS = os.path.join(TOP, "build", "logs")
 VM = ["bash", os.path.join(TOP, "scripts", "vm.sh")]
 # Sanitizer kernels run everything several times slower under TCG: their
 # boots get this many times the per-boot timeout.
-SLOW_KERNELS = {"kasan-rt": 3, "kcsan-rt": 3, "debug-rt": 3}
+SLOW_KERNELS = {"kasan": 3, "kasan-rt": 3, "kcsan-rt": 3, "debug-rt": 3}
+
+
+def base_kernel(kernel):
+    """The kernel a variant (NAME-mttcg, NAME-full, NAME-lockdep-CASE) boots."""
+    for suffix in ("-mttcg", "-full"):
+        if kernel.endswith(suffix):
+            return kernel[:-len(suffix)]
+    return kernel.split("-lockdep-")[0]
 
 
 class Tally:
@@ -81,7 +89,9 @@ def boot(kernel, timeout, tally, attempt=1):
     Returns the seconds it took and the number of KCSAN reports inside the
     kernel only."""
     tests = open(os.path.join(TOP, "build", kernel, "initramfs", "si", "tests.list")).read().split()
-    con = Console(expect_docs=["si_timer_load", "si_timer_params"] + tests + ["si_timer_modules"])
+    # NAME-lockdep-CASE boots for one module's sake (si_only_modules=1)
+    shell_docs = [] if "-lockdep-" in kernel else ["si_timer_load", "si_timer_params"]
+    con = Console(expect_docs=shell_docs + tests + ["si_timer_modules"])
     early = []      # results before the tests start, held back in case of a retry
 
     def started():
@@ -160,7 +170,8 @@ def boot(kernel, timeout, tally, attempt=1):
 # Not a kernel: the DKMS and migration-kit step (selftests/dkms_test.sh), which
 # builds for 6.1-rt and 6.12-rt in a throw-away root and boots both.
 KIT = "dkms"
-KIT_DOCS = ["si_timer_migrate", "si_timer_audit", "si_timer_dkms", "si_timer_dkms_boot"]
+KIT_DOCS = ["si_timer_migrate", "si_timer_audit", "si_timer_dkms", "si_timer_dkms_boot",
+            "si_timer_vm_run"]
 
 
 def run_kit(timeout, tally):
@@ -189,9 +200,10 @@ def run_kit(timeout, tally):
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--timeout", type=int, default=int(os.environ.get("SI_BOOT_TIMEOUT", 420)),
-                    help="seconds per boot (default 420; x3 on kasan-rt, kcsan-rt)")
+                    help="seconds per boot (default 420; x3 on kasan, kasan-rt, kcsan-rt)")
     ap.add_argument("kernels", nargs="+",
-                    help="6.1-rt 6.12-rt 6.1 kasan-rt kcsan-rt, NAME-mttcg, NAME-full or a release; "
+                    help="6.1-rt 6.12-rt 6.1 kasan kasan-rt kcsan-rt, NAME-mttcg, NAME-full, "
+                         "NAME-lockdep-CASE or a release; "
                          "dkms: selftests/dkms_test.sh")
     args = ap.parse_args()
     os.makedirs(LOGS, exist_ok=True)
@@ -209,7 +221,7 @@ def main():
         elif built:
             print("== %s: booting (build %.0f s; console: build/logs/%s.log)"
                   % (kernel, tbuild, kernel), flush=True)
-            slow = SLOW_KERNELS.get(kernel[:-len("-mttcg")] if kernel.endswith("-mttcg") else kernel, 1)
+            slow = SLOW_KERNELS.get(base_kernel(kernel), 1)
             tboot, kcsan = boot(kernel, args.timeout * slow, tally)
             # The benchmarks ran briefly after the tests (if packed, not on
             # NAME-full): their lines complete?

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KTAP output for si_timer test modules (see README.md, "Writing a test").
+ * KTAP output for si_timer test modules (Documentation/testing.md, "Writing a test module").
  * Test modules include it through si_test.h, which adds the checks.
  *
  * A test module lists its cases and runs them from module_init:

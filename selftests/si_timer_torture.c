@@ -2,7 +2,7 @@
 /*
  * si_timer_torture: random operations from every CPU on a shared pool of
  * si_timers, in the style of kernel/locking/locktorture.c, with the API's
- * documented guarantees checked continuously. See README.md, "Torture".
+ * documented guarantees checked continuously. See Documentation/testing.md, "Torture".
  *
  * Who may touch a timer, so that the expected outcome is always known:
  *

@@ -6,8 +6,12 @@
 /// and every callback stays in compatible mode: the flags are mapped
 /// one to one and SI_TIMER_SOFTINTERRUPTIBLE is never added; that is the
 /// driver author's decision after an audit (scripts/si-timer-audit.py).
-/// A call left on a timer_list of another file fails to compile (it gets an
-/// si_timer), it never mixes the two silently.
+/// Timers the kernel owns (a timer_list member of a struct the converted
+/// files do not define, such as struct usb_hcd's rh_timer, or a
+/// delayed_work's timer) are left alone, with their calls and the
+/// callbacks set up on them: scripts/si-migrate.sh finds them
+/// (scripts/si-migrate-scan.py) and lists them. Run alone, without that
+/// scan, every timer counts as the driver's own.
 /// Run through scripts/si-migrate.sh (make migrate FILE=... / DIR=...),
 /// which also adds #include <si_timer.h> where linux/timer.h was not
 /// included directly.
@@ -17,9 +21,44 @@
 
 virtual patch
 
+@initialize:python@
+@@
+import importlib.util
+import os
+
+_scan = None
+if os.environ.get("SI_MIGRATE_SCAN") and "SI_OWN_MEMBERS" in os.environ:
+    _spec = importlib.util.spec_from_file_location("si_migrate_scan",
+                                                   os.environ["SI_MIGRATE_SCAN"])
+    _scan = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(_scan)
+
+
+def _names(var):
+    return set(n for n in os.environ.get(var, "").split(",") if n)
+
+
+_own, _dwork, _foreign_cb = _names("SI_OWN_MEMBERS"), _names("SI_DWORK"), _names("SI_FOREIGN_CB")
+_typed = dict([(e, True) for e in os.environ.get("SI_TYPED_OWN", "").split()] +
+              [(e, False) for e in os.environ.get("SI_TYPED_FOREIGN", "").split()])
+
+
+def owned(t):
+    """The timer expression t names one of the driver's own timers."""
+    return _scan is None or _scan.owned(str(t), _own, _dwork, _typed)
+
+
+def own_field(f):
+    return _scan is None or str(f) in _own
+
+
+def foreign_cb(f):
+    return _scan is not None and str(f) in _foreign_cb
+
 // Flags first, while the setup calls still have their timer_list names.
 @flags depends on patch@
-expression T, F;
+expression T : script:python() { owned(T) };
+expression F;
 @@
 (
  timer_setup(T, F, <+...
@@ -28,13 +67,19 @@ expression T, F;
  ...+>)
 |
  timer_setup_on_stack(T, F, <+...
+- TIMER_PINNED
++ SI_TIMER_PINNED
+ ...+>)
+|
+ __TIMER_INITIALIZER(F, <+...
 - TIMER_PINNED
 + SI_TIMER_PINNED
  ...+>)
 )
 
 @flags2 depends on patch@
-expression T, F;
+expression T : script:python() { owned(T) };
+expression F;
 @@
 (
  timer_setup(T, F, <+...
@@ -46,10 +91,16 @@ expression T, F;
 - TIMER_DEFERRABLE
 + SI_TIMER_DEFERRABLE
  ...+>)
+|
+ __TIMER_INITIALIZER(F, <+...
+- TIMER_DEFERRABLE
++ SI_TIMER_DEFERRABLE
+ ...+>)
 )
 
 @setup depends on patch@
-expression T, F, FL;
+expression T : script:python() { owned(T) };
+expression F, FL;
 @@
 (
 - timer_setup(T, F, FL)
@@ -70,9 +121,15 @@ identifier N, F;
 - DEFINE_TIMER(N, F);
 + DEFINE_SI_TIMER(N, F);
 
+@tinit depends on patch@
+expression F, FL;
+@@
+- __TIMER_INITIALIZER(F, FL)
++ __SI_TIMER_INITIALIZER(F, FL)
+
 @container depends on patch@
 expression V, T;
-identifier FIELD;
+identifier FIELD : script:python() { own_field(FIELD) };
 @@
 (
 - from_timer(V, T, FIELD)
@@ -83,7 +140,8 @@ identifier FIELD;
 )
 
 @calls depends on patch@
-expression T, E, C;
+expression T : script:python() { owned(T) };
+expression E, C;
 @@
 (
 - mod_timer(T, E)
@@ -100,6 +158,12 @@ expression T, E, C;
 |
 - add_timer_on(T, C)
 + si_add_timer_on(T, C)
+|
+- add_timer_local(T)
++ si_add_timer_local(T)
+|
+- add_timer_global(T)
++ si_add_timer_global(T)
 |
 - del_timer(T)
 + si_timer_delete(T)
@@ -129,13 +193,52 @@ expression T, E, C;
 + si_timer_pending(T)
 )
 
+// struct sock's timer helpers, on a timer of the protocol's own: open-coded
+// as include/net/sock.h's sk_reset_timer() and sk_stop_timer[_sync]() are.
+@sock depends on patch@
+expression S, E;
+expression T : script:python() { owned(T) };
+@@
+(
+- sk_reset_timer(S, T, E);
++ if (!si_mod_timer(T, E))
++	sock_hold(S);
+|
+- sk_stop_timer(S, T);
++ if (si_timer_delete(T) == 1)
++	__sock_put(S);
+|
+- sk_stop_timer_sync(S, T);
++ if (si_timer_delete_sync(T) == 1)
++	__sock_put(S);
+)
+
+// The callbacks of kernel-owned timers keep their timer_list parameter:
+// marked here, passed over by the types rule, unmarked after it.
+@protect depends on patch@
+identifier F : script:python() { foreign_cb(F) };
+identifier P;
+type R;
+@@
+ R F(...,
+- struct timer_list *P
++ struct si_kernel_owned_timer_list *P
+ ,...) {...}
+
 // Members, locals, globals, arrays, callback parameters, casts, sizeof.
 @types depends on patch@
 @@
 - struct timer_list
 + struct si_timer
 
-@inc depends on patch@
+@unprotect depends on patch@
+@@
+- struct si_kernel_owned_timer_list
++ struct timer_list
+
+// Only where something became an si_timer: a file whose timers are all the
+// kernel's keeps <linux/timer.h>.
+@inc depends on patch && (setup || define || tinit || container || calls || sock || types)@
 @@
 - #include <linux/timer.h>
 + #include <si_timer.h>
