@@ -25,17 +25,13 @@ import re
 import shlex
 import sys
 
+from c_text import block_end, call_args, strip_comments
+
 CALLS = (r"timer_setup|timer_setup_on_stack|mod_timer|mod_timer_pending|timer_reduce|add_timer|"
          r"add_timer_on|add_timer_local|add_timer_global|del_timer|del_timer_sync|"
          r"del_singleshot_timer_sync|timer_delete|timer_delete_sync|try_to_del_timer_sync|"
          r"timer_shutdown|timer_shutdown_sync|timer_pending|destroy_timer_on_stack")
 CALL = re.compile(r"\b(?P<fn>%s)\s*\(" % CALLS)
-
-
-def strip_comments(text):
-    def blank(m):
-        return re.sub(r"[^\n]", " ", m.group(0))
-    return re.sub(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', blank, text, flags=re.S)
 
 
 def first_arg(text, pos):
@@ -53,29 +49,6 @@ def first_arg(text, pos):
             return text[pos + 1:i]
         i += 1
     return text[pos + 1:]
-
-
-def args(text, pos):
-    out, depth, cur, i = [], 0, "", pos
-    while i < len(text):
-        ch = text[i]
-        if ch in "([{":
-            depth += 1
-            if depth == 1:
-                i += 1
-                continue
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0:
-                out.append(cur.strip())
-                return out
-        if ch == "," and depth == 1:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-        i += 1
-    return out
 
 
 def struct_defs(texts):
@@ -213,7 +186,7 @@ def typed_scan(texts):
         for m in CALL.finditer(t):
             exprs.append((first_arg(t, m.end() - 1), m.start()))
         for m in re.finditer(r"\b(?:sk_reset_timer|sk_stop_timer|sk_stop_timer_sync)\s*\(", t):
-            a = args(t, m.end() - 1)
+            a = call_args(t, m.end() - 1)
             if len(a) >= 2:
                 exprs.append((a[1], m.start()))
         for m in FUNCTION_SET.finditer(t):
@@ -240,7 +213,7 @@ def foreign_uses(texts, own, dwork, hrt=()):
                 out.append((p, t.count("\n", 0, m.start()) + 1, m.group("fn"), a.strip(),
                             parts(a)[-1], m))
         for m in re.finditer(r"\b(?P<fn>sk_reset_timer|sk_stop_timer|sk_stop_timer_sync)\s*\(", t):
-            a = args(t, m.end() - 1)
+            a = call_args(t, m.end() - 1)
             if len(a) >= 2 and not owned(a[1], own, dwork):
                 out.append((p, t.count("\n", 0, m.start()) + 1, m.group("fn"), a[1].strip(),
                             parts(a[1])[-1], m))
@@ -256,7 +229,7 @@ def foreign_callbacks(texts, own, dwork, hrt=()):
     cbs = set()
     for p, t in texts.items():
         for m in re.finditer(r"\btimer_setup(?:_on_stack)?\s*\(", t):
-            a = args(t, m.end() - 1)
+            a = call_args(t, m.end() - 1)
             if len(a) >= 2 and not owned(a[0], own, dwork) and re.fullmatch(r"\w+", a[1]):
                 cbs.add(a[1])
         for m in FUNCTION_SET.finditer(t):
@@ -281,7 +254,7 @@ def passed_on(texts, own, dwork):
         for m in re.finditer(r"\b(\w+)\s*\(", t):
             if PASS_OK.match(m.group(1)) or re.fullmatch(CALLS, m.group(1)):
                 continue
-            for a in args(t, m.end() - 1):
+            for a in call_args(t, m.end() - 1):
                 if not a.startswith("&"):
                     continue
                 pa = parts(a)
@@ -365,15 +338,6 @@ def kernel_struct(member, kdir, stype, includes):
     return None
 
 
-def block_end(t, i):
-    d = 0
-    for j in range(i, len(t)):
-        d += {"{": 1, "}": -1}.get(t[j], 0)
-        if d == 0:
-            return j
-    return len(t)
-
-
 def main():
     if len(sys.argv) < 2 or sys.argv[1] not in ("env", "foreign"):
         sys.exit(__doc__)
@@ -432,7 +396,7 @@ def main():
         if fn == ".function =":
             what = texts_raw[p].split("\n")[line - 1].strip()
         else:
-            what = "%s(%s)" % (fn, ", ".join(" ".join(a.split()) for a in args(texts[p], m.end() - 1)))
+            what = "%s(%s)" % (fn, ", ".join(" ".join(a.split()) for a in call_args(texts[p], m.end() - 1)))
         print("%s:%d: %s: kernel-owned timer, left alone: %s" % (p, line, what, why))
     for p, t in texts.items():
         for m in FUNCTION_SET.finditer(t):

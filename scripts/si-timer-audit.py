@@ -49,6 +49,8 @@ import os
 import re
 import sys
 
+from c_text import block_end, call_args, split_args, strip_comments
+
 LOCK_CALL = re.compile(
     r"\b(?P<fn>(?:raw_)?spin_(?:lock|trylock)(?:_bh|_irq|_irqsave|_nested|_irqsave_nested|"
     r"_bh_nested)?"
@@ -252,14 +254,6 @@ FIELDS = {
 }
 
 
-def strip_comments(text):
-    """Comments and string literals become blanks; newlines stay."""
-    def blank(m):
-        return re.sub(r"[^\n]", " ", m.group(0))
-    return re.sub(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'',
-                  blank, text, flags=re.S)
-
-
 def directives(text):
     """(start line index, end line index, directive text) of each preprocessor
     directive, continuation lines included."""
@@ -319,32 +313,6 @@ def unparen(e):
                 return e
         e = e[1:-1].strip()
     return e
-
-
-def split_args(s):
-    out, depth, cur = [], 0, ""
-    for ch in s:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    out.append(cur.strip())
-    return out
-
-
-def call_args(text, pos):
-    """Arguments of the call whose '(' is at or after pos."""
-    start = text.index("(", pos) + 1
-    depth, i = 1, start
-    while i < len(text) and depth:
-        depth += {"(": 1, ")": -1}.get(text[i], 0)
-        i += 1
-    return split_args(text[start:i - 1])
 
 
 def statement_start(body, pos):
@@ -735,7 +703,7 @@ class Tree:
                 add(fn, f, kind, "%s (%s())" % (what, reg))
             # Initializers of known structures, then any .field = fn.
             for m in re.finditer(r"\bstruct\s+(\w+)\s+[\w\s\[\]]*?=\s*\{", t):
-                body = t[m.end():self._close(t, m.end() - 1)]
+                body = t[m.end():block_end(t, m.end() - 1)]
                 for fm in re.finditer(r"\.\s*(\w+)\s*=\s*&?\s*(\w+)\s*[,}\n]", body):
                     self._field(fm.group(1), m.group(1), fm.group(2), f, add, unknown)
             for fm in re.finditer(r"(?:\.|->)\s*(\w+)\s*=\s*&?\s*(\w+)\s*[,;}]", t):
@@ -787,15 +755,6 @@ class Tree:
                     add(a, f, MAYBE, "handed to %s() (not known to the audit: possibly softirq)"
                         % reg)
         return timers, handlers, threaded
-
-    @staticmethod
-    def _close(t, i):
-        d = 0
-        for j in range(i, len(t)):
-            d += {"{": 1, "}": -1}.get(t[j], 0)
-            if d == 0:
-                return j
-        return len(t)
 
     def _field(self, field, struct, fn, f, add, unknown):
         if field == "function":

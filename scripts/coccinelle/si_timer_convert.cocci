@@ -25,9 +25,12 @@ virtual patch
 @@
 import importlib.util
 import os
+import sys
 
 _scan = None
 if os.environ.get("SI_MIGRATE_SCAN") and "SI_OWN_MEMBERS" in os.environ:
+    # the scan imports c_text.py from its own directory
+    sys.path.insert(0, os.path.dirname(os.environ["SI_MIGRATE_SCAN"]))
     _spec = importlib.util.spec_from_file_location("si_migrate_scan",
                                                    os.environ["SI_MIGRATE_SCAN"])
     _scan = importlib.util.module_from_spec(_spec)
