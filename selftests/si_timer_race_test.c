@@ -1110,6 +1110,12 @@ SI_CHECKED(t_calls_at_expiry)
  * on non-RT so does irq exit), deletes that timer synchronously: it would
  * wait for itself. -EDEADLK, not the "own callback" -EINVAL.
  */
+/* A softirq run by an executor thread (its local_bh_enable(), its irq exit) */
+static bool softirq_on_executor(void)
+{
+	return in_serving_softirq() && !strncmp(current->comm, "si_timer/", 9);
+}
+
 struct softirq_cancel {
 	struct si_timer timer;
 	struct tasklet_struct tasklet;
@@ -1125,8 +1131,7 @@ static void softirq_cancel_tasklet(struct tasklet_struct *tl)
 {
 	struct softirq_cancel *s = from_tasklet(s, tl, tasklet);
 
-	s->tasklet_inside = READ_ONCE(s->in_callback) && in_serving_softirq() &&
-			    !strncmp(current->comm, "si_timer/", 9);
+	s->tasklet_inside = READ_ONCE(s->in_callback) && softirq_on_executor();
 	/* elsewhere (RT: ksoftirqd held the BH lock) it is another refusal */
 	if (s->tasklet_inside)
 		s->ret = si_timer_delete_sync(&s->timer);
@@ -1212,8 +1217,7 @@ static void after_return_tasklet(struct tasklet_struct *tl)
 {
 	struct after_return *a = from_tasklet(a, tl, tasklet);
 
-	a->in_window = READ_ONCE(a->returned) && in_serving_softirq() &&
-		       !strncmp(current->comm, "si_timer/", 9);
+	a->in_window = READ_ONCE(a->returned) && softirq_on_executor();
 	if (a->in_window)
 		a->ret = si_timer_delete_sync(&a->timer);
 	WRITE_ONCE(a->done, true);
