@@ -713,6 +713,20 @@ static struct si_executor *si_executor_hand_over(struct si_executor *e)
 	return NULL;
 }
 
+/* Parked, and its timers handed to a live executor, woken: false if none. */
+static bool si_executor_retire(struct si_executor *e)
+{
+	struct si_executor *heir;
+
+	raw_spin_lock_irq(&e->lock);
+	e->parked = true;
+	heir = si_executor_hand_over(e);
+	raw_spin_unlock_irq(&e->lock);
+	if (heir)
+		si_executor_kick(heir);
+	return heir;
+}
+
 /*
  * The CPU goes down: this executor's timers, armed and queued, move to a
  * live one, as the kernel migrates the timers of a dead CPU. Only one CPU
@@ -723,18 +737,8 @@ static struct si_executor *si_executor_hand_over(struct si_executor *e)
 static void si_executor_park(unsigned int cpu)
 {
 	struct si_executor *e = si_executor_of(cpu);
-	struct si_executor *heir = NULL;
 
-	raw_spin_lock_irq(&e->lock);
-	e->parked = true;
-	heir = si_executor_hand_over(e);
-	raw_spin_unlock_irq(&e->lock);
-
-	if (heir) {
-		si_executor_kick(heir);
-		return;
-	}
-	if (si_executor_idle(e))
+	if (si_executor_retire(e) || si_executor_idle(e))
 		return;
 	pr_warn("executor %u parks with callbacks queued and no other executor running: running them first\n",
 		cpu);
@@ -774,15 +778,7 @@ static int si_executor_prepare_cpu(unsigned int cpu)
  */
 static int si_executor_dead_cpu(unsigned int cpu)
 {
-	struct si_executor *e = si_executor_of(cpu);
-	struct si_executor *heir;
-
-	raw_spin_lock_irq(&e->lock);
-	e->parked = true;
-	heir = si_executor_hand_over(e);
-	raw_spin_unlock_irq(&e->lock);
-	if (heir)
-		si_executor_kick(heir);
+	si_executor_retire(si_executor_of(cpu));
 	return 0;
 }
 
