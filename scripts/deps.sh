@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install every Debian package the project needs, idempotently.
-# The 6.12 RT kernel and linux-source-6.12 come from bookworm-backports;
-# its apt source is derived from the machine's own Debian source so that no
-# mirror host name is ever written into the repository.
+# The 6.12 RT kernel and linux-source-6.12 come from bookworm-backports,
+# Debian's newest 7.x kernels from trixie-backports or sid
+# (scripts/newer-kernels.sh); their apt sources are derived from the
+# machine's own Debian source so that no mirror host name is ever written
+# into the repository.
 set -euo pipefail
 
 BACKPORTS_LIST=/etc/apt/sources.list.d/si-timer-backports.sources
@@ -106,6 +108,13 @@ backports_rt_abi() {
 	} | sort | uniq -d | sort -V | tail -n1
 }
 
+# Debian's newest 7.x kernels, unpacked into the cache (scripts/newer-kernels.sh).
+newer_kernels() {
+	local line
+	line=$(debian_archive) || { log "no bookworm Debian source found to derive the 7.x suites from"; exit 1; }
+	bash "$(dirname "$0")/newer-kernels.sh" "${line%%$'\t'*}" "${line#*$'\t'}"
+}
+
 main() {
 	export DEBIAN_FRONTEND=noninteractive
 	local want=("${base_pkgs[@]}" linux-source-6.12)
@@ -115,6 +124,7 @@ main() {
 	   ls -d /usr/src/linux-headers-6.12.*-rt-amd64 >/dev/null 2>&1 &&
 	   ls /usr/src/linux-source-6.12.tar.* >/dev/null 2>&1; then
 		log "all packages present"
+		newer_kernels
 		return 0
 	fi
 	as_root
@@ -134,6 +144,7 @@ main() {
 		log "installing: ${todo[*]}"
 		apt-get install -y -qq --no-install-recommends "${todo[@]}"
 	fi
+	newer_kernels
 	log "done"
 }
 

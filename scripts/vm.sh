@@ -13,6 +13,7 @@
 #   vm.sh run|shell NAME     prepare + boot (make run / make shell)
 #
 # NAME: 6.1-rt, 6.1, 6.12-rt (newest installed Debian kernel of that series),
+# 7.x-rt, 7.x (Debian's newest 7.x, unpacked by scripts/newer-kernels.sh),
 # kasan, kasan-rt, kcsan-rt (debug kernels built and cached by
 # scripts/build-debug-kernel.sh; debug-rt is kasan-rt's old name), or an exact
 # /boot/vmlinuz-<release>.
@@ -69,6 +70,22 @@ resolve() {
 		[ -f "$BZIMAGE" ] && [ -f "$KDIR/include/config/kernel.release" ] ||
 			missing "$1" "no bzImage/kernel.release under '$dir/obj'"
 		KVER=$(cat "$KDIR/include/config/kernel.release")
+		return 0 ;;
+	7.x-rt | 7.x)
+		# Debian's newest 7.x, unpacked by scripts/newer-kernels.sh
+		# (Debian 12 cannot install it).
+		local d=
+		for dir in "${SI_CACHE:-/var/cache/si-timer}"/kernels/7.*-amd64; do
+			[ -e "$dir/done" ] || continue
+			[[ $1 == *-rt ]] && [[ $dir != *-rt-amd64 ]] && continue
+			[[ $1 != *-rt ]] && [[ $dir == *-rt-amd64 ]] && continue
+			d+="$dir"$'\n'
+		done
+		d=$(printf '%s' "$d" | sort -V | tail -n1)
+		[ -n "$d" ] || missing "$1" "not in ${SI_CACHE:-/var/cache/si-timer}/kernels: run make deps"
+		KVER=${d##*/}
+		BZIMAGE=$d/vmlinuz
+		KDIR=$d/build
 		return 0 ;;
 	*) [ -e "/boot/vmlinuz-$1" ] && kver=$1 ;;
 	esac
