@@ -397,10 +397,9 @@ int bench_dev_start(struct bench_dev *d, unsigned int period_us)
 	int ret;
 
 	d->period = ns_to_ktime((u64)period_us * NSEC_PER_USEC);
-	d->ndev = kzalloc(sizeof(*d->ndev), GFP_KERNEL);
+	d->ndev = alloc_netdev_dummy(0);
 	if (!d->ndev)
 		return -ENOMEM;
-	init_dummy_netdev(d->ndev);
 	netif_napi_add(d->ndev, &d->napi, bench_dev_poll);
 	napi_enable(&d->napi);
 	tasklet_setup(&d->tasklet, bench_dev_tasklet);
@@ -434,7 +433,7 @@ void bench_dev_stop(struct bench_dev *d)
 	if (d->ndev) {
 		napi_disable(&d->napi);
 		netif_napi_del(&d->napi);
-		kfree(d->ndev);
+		free_netdev(d->ndev);
 		d->ndev = NULL;
 	}
 	tasklet_kill(&d->tasklet);

@@ -44,6 +44,46 @@ static inline void hrtimer_setup(struct hrtimer *timer,
 #endif
 
 /*
+ * PREEMPT_RT's per-CPU BH lock, the "big softirq lock": always there
+ * before 6.18, optional since (PREEMPT_RT_NEEDS_BH_LOCK, off in Debian's
+ * 7.x RT kernels). Without it local_bh_disable() excludes nothing: a
+ * softirq handler, timer callbacks included, can be preempted by a task
+ * that runs other softirqs on the same CPU (Documentation/newer-kernels.md).
+ */
+#if defined(CONFIG_PREEMPT_RT) && \
+	(!defined(SI_HAVE_RT_BH_LOCK_OPTION) || defined(CONFIG_PREEMPT_RT_NEEDS_BH_LOCK))
+#define SI_RT_BH_LOCK	1
+#else
+#define SI_RT_BH_LOCK	0
+#endif
+#define SI_RT_NO_BH_LOCK	(IS_ENABLED(CONFIG_PREEMPT_RT) && !SI_RT_BH_LOCK)
+
+/*
+ * 6.10 added alloc_netdev_dummy() and later kernels removed
+ * init_dummy_netdev(): a never-registered device to hang NAPI contexts on,
+ * freed with free_netdev(). A macro, so that only its users need
+ * <linux/netdevice.h>.
+ */
+#ifndef SI_HAVE_ALLOC_NETDEV_DUMMY
+#define alloc_netdev_dummy(sizeof_priv) \
+	alloc_netdev(sizeof_priv, "dummy#", NET_NAME_UNKNOWN, ether_setup)
+#endif
+
+/*
+ * 7.3 moved struct module_use into kernel/module/internal.h. Its layout
+ * has not changed since 2.6.35; module/unload.c checks every entry it reads
+ * (use->source must be the module whose list it walks) and falls back to
+ * tracking the module if one does not match.
+ */
+#ifndef SI_HAVE_STRUCT_MODULE_USE
+struct module_use {
+	struct list_head source_list;
+	struct list_head target_list;
+	struct module *source, *target;
+};
+#endif
+
+/*
  * 6.11 added lockdep_set_notrack_class(). Before it the closest is the
  * novalidate class, whose wait-context checks a lockdep kernel may still
  * apply; Debian's 6.1 kernels have no lockdep at all.

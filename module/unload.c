@@ -71,9 +71,15 @@ static bool si_module_uses_us(struct module *mod)
 	struct module_use *use;
 
 	/* Written while @mod loads and after it went: stable in between. */
-	list_for_each_entry(use, &mod->target_list, target_list)
+	list_for_each_entry(use, &mod->target_list, target_list) {
+		if (use->source != mod) {
+			/* Not the layout module/compat.h assumes: track @mod. */
+			pr_warn_once("struct module_use of this kernel not understood: tracking every module\n");
+			return true;
+		}
 		if (use->target == THIS_MODULE)
 			return true;
+	}
 	return false;
 }
 

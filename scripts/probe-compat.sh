@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Print #defines describing what the target kernel's headers provide.
-# Usage: probe-compat.sh SRCTREE
+# Usage: probe-compat.sh SRCTREE [OBJTREE]
 set -eu
-src=${1:?usage: probe-compat.sh SRCTREE}
+src=${1:?usage: probe-compat.sh SRCTREE [OBJTREE]}
+obj=${2:-$src}
 inc=$src/include/linux
 
 have() {
@@ -23,3 +24,8 @@ have SI_HAVE_TIMER_DELETE_SYNC_TRY "$inc/timer.h" 'timer_delete_sync_try\('
 have SI_HAVE_TIMER_DELETE "$inc/timer.h" '[[:space:]]timer_delete\('
 have SI_HAVE_TIMER_SHUTDOWN "$inc/timer.h" 'timer_shutdown_sync\('
 have SI_HAVE_HRTIMER_SETUP "$inc/hrtimer.h" 'hrtimer_setup\('
+have SI_HAVE_STRUCT_MODULE_USE "$inc/module.h" '^struct module_use \{'
+have SI_HAVE_ALLOC_NETDEV_DUMMY "$inc/netdevice.h" 'alloc_netdev_dummy\('
+# 6.18 made PREEMPT_RT's BH lock optional: the option is in .config (set or
+# "is not set") exactly where it exists; autoconf.h names only a set one.
+have SI_HAVE_RT_BH_LOCK_OPTION "$obj/.config" 'PREEMPT_RT_NEEDS_BH_LOCK'

@@ -28,10 +28,12 @@
 
 #include <linux/completion.h>
 #include <linux/err.h>
+#include <linux/fs_struct.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
+#include <linux/path.h>
 #include <linux/printk.h>
 #include <linux/sched.h>
 
@@ -154,6 +156,13 @@ static inline int si_ktap_cpu_work_finish(struct si_ktap_cpu_work *w,
 }
 
 /*
+ * Kernel threads of 7.x see an empty root file system (init_fs), no longer
+ * the real one: a test running in one opens paths (si_test_open_param())
+ * from the root of the process that loaded the module, kept here meanwhile.
+ */
+static struct path si_ktap_root __maybe_unused;
+
+/*
  * Run @fn(@arg) in a kthread bound to @cpu (see si_ktap_cpu_work_create())
  * and wait for it (see si_ktap_cpu_work_finish()).
  */
@@ -161,12 +170,20 @@ static inline int si_ktap_run_on_cpu(int cpu, void (*fn)(void *), void *arg,
 				     bool fifo, unsigned int ms)
 {
 	struct si_ktap_cpu_work w;
+	bool root = !(current->flags & PF_KTHREAD) && !si_ktap_root.mnt;
 	int ret = si_ktap_cpu_work_create(&w, cpu, fn, arg, fifo);
 
 	if (ret)
 		return ret;
+	if (root)
+		get_fs_root(current->fs, &si_ktap_root);
 	wake_up_process(w.task);
-	return si_ktap_cpu_work_finish(&w, ms);
+	ret = si_ktap_cpu_work_finish(&w, ms);
+	if (root) {
+		path_put(&si_ktap_root);
+		si_ktap_root = (struct path){};
+	}
+	return ret;
 }
 
 #endif /* _SI_KTAP_H */

@@ -159,7 +159,7 @@ static inline void si_softint_exit(struct si_softint *s)
 	if (s->ndev) {
 		napi_disable(&s->napi);
 		netif_napi_del(&s->napi);
-		kfree(s->ndev);
+		free_netdev(s->ndev);
 	}
 	tasklet_kill(&s->tasklet);
 }
@@ -188,10 +188,9 @@ static inline int si_softint_init(struct si_softint *s, int cpu)
 		      HRTIMER_MODE_REL_PINNED_HARD);
 	tasklet_setup(&s->tasklet, si_softint_tasklet_fn);
 	/* A NAPI context needs a device; a dummy one is never registered. */
-	s->ndev = kzalloc(sizeof(*s->ndev), GFP_KERNEL);
+	s->ndev = alloc_netdev_dummy(0);
 	if (!s->ndev)
 		return -ENOMEM;
-	init_dummy_netdev(s->ndev);
 	netif_napi_add(s->ndev, &s->napi, si_softint_poll);
 	napi_enable(&s->napi);
 	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {

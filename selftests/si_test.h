@@ -216,7 +216,10 @@ static inline __maybe_unused struct file *si_test_open_param(const char *name, i
 	struct file *f;
 
 	snprintf(path, sizeof(path), "/sys/module/si_timer/parameters/%s", name);
-	f = filp_open(path, flags, 0);
+	if (si_ktap_root.mnt)	/* in a kthread of si_ktap_run_on_cpu() */
+		f = file_open_root(&si_ktap_root, path + 1, flags, 0);
+	else
+		f = filp_open(path, flags, 0);
 	if (IS_ERR(f)) {
 		si_fail("opening %s: %ld", path, PTR_ERR(f));
 		return NULL;
