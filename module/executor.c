@@ -9,7 +9,8 @@
  * found in the RFC's review:
  *
  * - Lock order. The executor takes, in this order: the BH lock (compatible
- *   mode only), cb_lock, the timer's lockdep map. A soft-interruptible
+ *   mode only; where RT has no BH lock, the vector mask instead), cb_lock,
+ *   the timer's lockdep map. A soft-interruptible
  *   callback runs under cb_lock without the BH lock and may enter a BH
  *   section itself, so a canceller that holds this CPU's BH lock
  *   (PREEMPT_RT, spin_lock_bh()) must not wait on cb_lock: the RFC's
@@ -515,7 +516,7 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 	struct si_timer *timer;
 	u64 budget = si_ns_to_clock((u64)READ_ONCE(batch_us) * NSEC_PER_USEC);
 	unsigned int n = 0;
-	bool soft = false;
+	bool soft = false, masked = false;
 	u64 deadline, now;
 	int i;
 
@@ -538,9 +539,19 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 			preempt_disable();
 		si_vecmask_disable(SI_TIMER_VECTORS);
 		soft = true;
+		masked = true;
 		si_softirqs_read(e->cpu, softirqs);
 	} else {
-		/* Compatible mode, also the fallback without the vector mask. */
+		/*
+		 * Compatible mode, also the fallback without the vector mask.
+		 * Where RT has no BH lock, a softirq-serving section excludes
+		 * nothing: masking keeps the CPU's timer vector handlers out
+		 * of it, so that callbacks of one CPU still never interleave.
+		 */
+		if (SI_RT_NO_BH_LOCK && si_vecmask_available()) {
+			si_vecmask_disable(SI_TIMER_VECTORS);
+			masked = true;
+		}
 		si_enter_softirq();
 	}
 
@@ -586,13 +597,12 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 	raw_spin_unlock_irq(&e->lock);
 	spin_unlock(&e->cb_lock);
 
-	if (soft) {
-		si_vecmask_enable(SI_TIMER_VECTORS);
-		if (!IS_ENABLED(CONFIG_PREEMPT_RT))
-			preempt_enable();
-	} else {
+	if (!soft)
 		si_leave_softirq();
-	}
+	if (masked)
+		si_vecmask_enable(SI_TIMER_VECTORS);
+	if (soft && !IS_ENABLED(CONFIG_PREEMPT_RT))
+		preempt_enable();
 	if (atomic_read(&e->cb_waiters))
 		si_let_waiters_in(e);
 	else

@@ -87,7 +87,9 @@ static bool si_func_callable(unsigned long func, const char **why)
 {
 	u32 insn;
 
-	if (IS_ENABLED(CONFIG_CFI_CLANG) || IS_ENABLED(CONFIG_ARM64_BTI_KERNEL)) {
+	/* kCFI: CFI_CLANG until 6.17, CFI since (CFI_CLANG stays out of autoconf.h) */
+	if (IS_ENABLED(CONFIG_CFI_CLANG) || IS_ENABLED(CONFIG_CFI) ||
+	    IS_ENABLED(CONFIG_ARM64_BTI_KERNEL)) {
 		*why = "no: kernel checks indirect call targets";
 		return false;
 	}

@@ -546,10 +546,12 @@ static int si_cancel_from_own_callback(struct si_timer *timer)
  * Home locked, its executor running @timer's callback: may we wait for it?
  * On PREEMPT_RT a caller that holds this CPU's BH lock would wait for a
  * soft-interruptible callback that may need that lock (any BH section).
+ * Without the BH lock (6.18+, PREEMPT_RT_NEEDS_BH_LOCK off) a callback's
+ * BH section never waits, and the wait is as safe as timer_delete_sync()'s.
  */
 static int si_wait_refused(struct si_executor *home)
 {
-	if (IS_ENABLED(CONFIG_PREEMPT_RT) && softirq_count() &&
+	if (SI_RT_BH_LOCK && softirq_count() &&
 	    home->cpu == smp_processor_id())
 		return -EDEADLK;
 	return 0;

@@ -20,6 +20,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
 #include "compat.h"
@@ -128,31 +129,21 @@ static void si_vecmask_raise(unsigned long mask)
  * timer vector handler of its CPU is in progress, and none starts after
  * the mask is set (the handler defers). A handler that began before the
  * marking did is waited out here, and one that runs through the back end's
- * code is waited out before the module goes.
+ * code is waited out before the module goes: both with synchronize_rcu(),
+ * since on RT every BH section, a softirq handler's included, is an RCU
+ * read-side critical section (with or without the BH lock).
+ *
+ * Where RT has no BH lock (6.18+, PREEMPT_RT_NEEDS_BH_LOCK off) the
+ * untracked fallback, taking the BH lock, would wait for nothing: the
+ * mask is then only available with the handlers tracked.
+ * Returns false if it must not be used.
  */
-static long si_vecmask_bh_barrier(void *unused)
-{
-	local_bh_disable();
-	local_bh_enable();
-	return 0;
-}
-
-static void si_vecmask_bh_barrier_all(void)
-{
-	unsigned int cpu;
-
-	cpus_read_lock();
-	for_each_online_cpu(cpu)
-		work_on_cpu(cpu, si_vecmask_bh_barrier, NULL);
-	cpus_read_unlock();
-}
-
-static void si_vecmask_track_handlers(void)
+static bool si_vecmask_track_handlers(void)
 {
 	unsigned int cpu;
 
 	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
-		return;
+		return true;
 	/*
 	 * Held in softirq context by a handler's thread, taken with softirqs
 	 * enabled by the executor: lockdep would call that a softirq-unsafe
@@ -166,12 +157,15 @@ static void si_vecmask_track_handlers(void)
 		lockdep_set_notrack_class(&per_cpu(si_vecmask_cpu.handler_lock, cpu));
 	}
 	if (!si_vecmask_arch_track()) {
+		if (SI_RT_NO_BH_LOCK)
+			return false;
 		pr_info("vecmask: timer vector handlers not tracked: masking waits for the BH lock\n");
-		return;
+		return true;
 	}
-	si_vecmask_bh_barrier_all();
+	synchronize_rcu();
 	WRITE_ONCE(si_vecmask_tracks_handlers, true);
 	pr_info("vecmask: timer vector handlers tracked: masking waits only for one in progress\n");
+	return true;
 }
 
 static void __si_vecmask_disable(unsigned long mask)
@@ -306,6 +300,8 @@ int si_vecmask_init(void)
 	const char *why = "?";
 	int ret;
 
+	if (SI_RT_NO_BH_LOCK)
+		pr_info("PREEMPT_RT without the BH lock: bottom halves of a CPU no longer exclude each other, timer callbacks included; soft-interruptible callbacks keep its timer vectors off, compatible ones run as timer_list callbacks do here\n");
 	if (si_vecmask_mode == SI_VECMASK_OFF) {
 		pr_info("vecmask=off: soft-interruptible callbacks run in compatible mode\n");
 		return 0;
@@ -313,6 +309,10 @@ int si_vecmask_init(void)
 	ret = si_vecmask_arch_init(si_vecmask_test_fail_hook, &why);
 	if (!ret) {
 		ret = si_vecmask_selfcheck(&why);
+		if (!ret && !si_vecmask_track_handlers()) {
+			why = "PREEMPT_RT without the BH lock needs the handlers tracked";
+			ret = -EOPNOTSUPP;
+		}
 		if (ret)
 			si_vecmask_arch_exit();
 	}
@@ -327,7 +327,6 @@ int si_vecmask_init(void)
 			why, ERR_PTR(ret));
 		return 0;
 	}
-	si_vecmask_track_handlers();
 	WRITE_ONCE(si_vecmask_active, true);
 	pr_info("vecmask=%s: TIMER and HRTIMER vectors maskable per CPU, self-check passed\n",
 		mode);
@@ -368,7 +367,7 @@ void si_vecmask_exit(void)
 	si_vecmask_arch_exit();
 	/* no handler is still in the back end's code (its text goes) */
 	if (si_vecmask_tracks_handlers)
-		si_vecmask_bh_barrier_all();
+		synchronize_rcu();
 	WRITE_ONCE(si_vecmask_tracks_handlers, false);
 	cpus_read_lock();
 	for_each_possible_cpu(cpu) {

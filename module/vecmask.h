@@ -45,7 +45,8 @@ struct si_vecmask_cpu {
 	unsigned long disabled;		/* masked vectors */
 	unsigned long deferred;		/* raised while masked, not yet rerun */
 	bool in_handler;		/* a timer vector handler runs (tracked) */
-	unsigned long calling;		/* vectors whose handler the back end calls */
+	/* the task whose handler the back end calls, under handler_lock */
+	struct task_struct *calling;
 	/*
 	 * Held by a tracked handler while it runs (in_handler set inside it):
 	 * what masking waits on instead of the BH lock (vecmask.c).

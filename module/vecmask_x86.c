@@ -43,10 +43,10 @@ static noinline notrace void si_vecmask_skipped(void)
  * Tracking (PREEMPT_RT, si_vecmask_arch_track()): a handler that is not
  * skipped goes through si_vecmask_run_tracked() instead, which marks it in
  * progress and calls it again; the hook lets that second entry through,
- * told by the vector's bit in si_vecmask_cpu.calling. No other handler
- * can enter the hook in between on this CPU: this one holds the BH lock.
- * The cost, a second pass through the hook, is paid by timer vector
- * dispatches only (B6).
+ * told by si_vecmask_cpu.calling naming the task. Another task may enter
+ * the hook in between on this CPU where PREEMPT_RT has no BH lock (6.18+):
+ * it then waits on handler_lock like any other. The cost, a second pass
+ * through the hook, is paid by timer vector dispatches only (B6).
  */
 typedef void (*si_handler_t)(void *arg);
 
@@ -57,7 +57,10 @@ static bool si_tracking __read_mostly;
  * Entered at the handler's first instruction, with its caller's return
  * address and arguments (a struct softirq_action * before 6.11, none
  * after: passed on as they came). Preemptible on RT, migration disabled
- * (the BH lock is held), so the per-CPU lock is this CPU's throughout.
+ * (softirq context), so the per-CPU lock is this CPU's throughout. A BH
+ * section is an RCU read-side critical section on RT (the kernel takes
+ * rcu_read_lock() with it), so synchronize_rcu() waits for every task in
+ * here (vecmask.c, at load and unload).
  */
 static __always_inline void si_vecmask_run_tracked(unsigned int vec, void *arg)
 {
@@ -73,7 +76,7 @@ static __always_inline void si_vecmask_run_tracked(unsigned int vec, void *arg)
 	this_cpu_write(si_vecmask_cpu.in_handler, true);
 	barrier();	/* marked before the look; the masking CPU is this one */
 	if (!si_vecmask_defer(vec)) {
-		this_cpu_or(si_vecmask_cpu.calling, BIT(vec));
+		this_cpu_write(si_vecmask_cpu.calling, current);
 		si_tracked_handler[vec](arg);
 	}
 	barrier();
@@ -109,8 +112,8 @@ static __always_inline void si_vecmask_hook(unsigned int vec, struct ftrace_regs
 		return;
 	/* ours, marked in progress: run it, masked meanwhile or not */
 	if (IS_ENABLED(CONFIG_PREEMPT_RT) &&
-	    unlikely(this_cpu_read(si_vecmask_cpu.calling) & BIT(vec))) {
-		this_cpu_and(si_vecmask_cpu.calling, ~BIT(vec));
+	    unlikely(this_cpu_read(si_vecmask_cpu.calling) == current)) {
+		this_cpu_write(si_vecmask_cpu.calling, NULL);
 		return;
 	}
 	if (si_vecmask_defer(vec))
@@ -219,6 +222,7 @@ void si_vecmask_arch_exit(void)
  * (symbols.c checks it for IBT and CFI). After this, a handler entering
  * runs through si_vecmask_run_tracked().
  */
+
 bool si_vecmask_arch_track(void)
 {
 	struct si_hook *h;

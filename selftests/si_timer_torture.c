@@ -117,7 +117,7 @@ static const char * const tt_opname[OP_NR] = {
 static atomic_long_t tt_vcount[V_NR];
 static atomic_long_t tt_opcount[OP_NR];
 static atomic_long_t tt_cb_compat, tt_cb_soft, tt_cb_soft_as_compat;
-static atomic_long_t tt_bh_in_soft, tt_classic_runs, tt_pair_overlap;
+static atomic_long_t tt_bh_in_soft, tt_bh_in_compat, tt_classic_runs, tt_pair_overlap;
 static atomic_long_t tt_sync_waited, tt_try_del_busy, tt_refused, tt_at_expiry_busy;
 static atomic_t tt_hp_gen;	/* odd while a CPU goes down or up */
 static bool tt_stop;
@@ -704,7 +704,7 @@ static void tt_model_synced(struct tt_slot *s, int ret, bool shutdown)
 	bool exact;
 
 	tt_hist(s, shutdown ? OP_SHUTDOWN_SYNC : OP_DELETE_SYNC, ret);
-	if (ret == -EDEADLK && bh_cancel_soft && IS_ENABLED(CONFIG_PREEMPT_RT)) {
+	if (ret == -EDEADLK && bh_cancel_soft && SI_RT_BH_LOCK) {
 		/*
 		 * Documented refusal: deactivated, the running callback not
 		 * waited for; whether an arm was cancelled is not told.
@@ -759,7 +759,8 @@ static void tt_sync_cancel(struct tt_slot *s, struct rnd_state *r, bool shutdown
 	int ret;
 
 	if (IS_ENABLED(CONFIG_PREEMPT_RT) && (s->flags & SI_TIMER_SOFTINTERRUPTIBLE)) {
-		if (!bh_cancel_soft)
+		/* refused (-EDEADLK) only where RT has the BH lock */
+		if (!bh_cancel_soft && SI_RT_BH_LOCK)
 			bh = 3;
 		/* as an irq thread would: preempt the executor mid-callback */
 		fifo = bh != 3;
@@ -1092,8 +1093,12 @@ static void tt_at_expiry(struct tt_slot *s, struct rnd_state *r)
 		return;
 	}
 	on = tt_random_online_cpu(r);
-	if (on == raw_smp_processor_id() && num_online_cpus() > 1)
-		on = cpumask_next_wrap(on, cpu_online_mask, on, false);
+	if (on == raw_smp_processor_id() && num_online_cpus() > 1) {
+		/* cpumask_next_wrap() changed its arguments in 6.15. */
+		on = cpumask_next(on, cpu_online_mask);
+		if (on >= nr_cpu_ids)
+			on = cpumask_first(cpu_online_mask);
+	}
 	j = jiffies + 1;
 	t->expires = j;
 	si_add_timer_on(t, on);
@@ -1294,12 +1299,18 @@ static void tt_classic_fn(struct timer_list *tl)
 		mod_timer(tl, jiffies + 1 + (cpu & 1));
 }
 
-/* A softirq: it may run inside a soft callback, never inside a compat one. */
+/*
+ * A softirq: it may run inside a soft callback, never inside a compat one,
+ * except where PREEMPT_RT has no BH lock: there a compatible callback, as a
+ * timer_list callback, may be preempted by a task that runs softirqs.
+ */
 static void tt_softirq_check(void)
 {
 	int cpu = raw_smp_processor_id();
 
-	if (atomic_read(&tt_in_compat[cpu]))
+	if (atomic_read(&tt_in_compat[cpu]) && SI_RT_NO_BH_LOCK)
+		atomic_long_inc(&tt_bh_in_compat);
+	else if (atomic_read(&tt_in_compat[cpu]))
 		tt_violation(V_CONTEXT,
 			     "a softirq ran on CPU %d inside a compatible-mode callback",
 			     cpu);
@@ -1493,10 +1504,9 @@ static int tt_background_init(void)
 	tt_tasklets = kcalloc(nr_cpu_ids, sizeof(*tt_tasklets), GFP_KERNEL);
 	tt_napis = kcalloc(nr_cpu_ids, sizeof(*tt_napis), GFP_KERNEL);
 	tt_classic = kcalloc(nr_cpu_ids, sizeof(*tt_classic), GFP_KERNEL);
-	tt_ndev = kzalloc(sizeof(*tt_ndev), GFP_KERNEL);
+	tt_ndev = alloc_netdev_dummy(0);
 	if (!tt_in_cb || !tt_in_compat || !tt_tasklets || !tt_napis || !tt_classic || !tt_ndev)
 		return -ENOMEM;
-	init_dummy_netdev(tt_ndev);
 	for_each_possible_cpu(cpu) {
 		tasklet_setup(&tt_tasklets[cpu], tt_tasklet_fn);
 		netif_napi_add(tt_ndev, &tt_napis[cpu], tt_poll);
@@ -1527,7 +1537,8 @@ static void tt_background_exit(void)
 	if (tt_tasklets)
 		for_each_possible_cpu(cpu)
 			tasklet_kill(&tt_tasklets[cpu]);
-	kfree(tt_ndev);
+	if (tt_ndev)
+		free_netdev(tt_ndev);
 	kfree(tt_classic);
 	kfree(tt_napis);
 	kfree(tt_tasklets);
@@ -1548,11 +1559,12 @@ static void tt_summary(unsigned long secs)
 	}
 	pr_info("# si_timer_torture summary: %lu s, seed %lu, %d threads, %d timers; operations %ld:%s\n",
 		secs, seed, tt_nthreads, nr_timers, ops, buf);
-	pr_info("# si_timer_torture summary: callbacks compat=%ld soft=%ld soft_as_compat=%ld classic=%ld; tasklets %ld, napi polls %ld, softirqs inside soft callbacks %ld; pairs overlapped %ld; sync cancels that had to wait %ld; try_del busy %ld (at expiry %ld); sync cancels refused %ld\n",
+	pr_info("# si_timer_torture summary: callbacks compat=%ld soft=%ld soft_as_compat=%ld classic=%ld; tasklets %ld, napi polls %ld, softirqs inside soft callbacks %ld, inside compatible ones (RT without the BH lock only) %ld; pairs overlapped %ld; sync cancels that had to wait %ld; try_del busy %ld (at expiry %ld); sync cancels refused %ld\n",
 		atomic_long_read(&tt_cb_compat), atomic_long_read(&tt_cb_soft),
 		atomic_long_read(&tt_cb_soft_as_compat), atomic_long_read(&tt_classic_runs),
 		atomic_long_read(&tt_tasklet_runs), atomic_long_read(&tt_napi_runs),
-		atomic_long_read(&tt_bh_in_soft), atomic_long_read(&tt_pair_overlap),
+		atomic_long_read(&tt_bh_in_soft), atomic_long_read(&tt_bh_in_compat),
+		atomic_long_read(&tt_pair_overlap),
 		atomic_long_read(&tt_sync_waited), atomic_long_read(&tt_try_del_busy),
 		atomic_long_read(&tt_at_expiry_busy),
 		atomic_long_read(&tt_refused));
@@ -1577,7 +1589,7 @@ static int __init tt_init(void)
 		seed = get_random_u64() ?: 1;
 	pr_info(TT "duration=%d nr_timers=%d nr_stress=%d hotplug_interval=%d seed=%lu\n",
 		duration, nr_timers, nr_stress, hotplug_interval, seed);
-	if (bh_cancel_soft && IS_ENABLED(CONFIG_PREEMPT_RT))
+	if (bh_cancel_soft && SI_RT_BH_LOCK)
 		si_ktap_expect_warn("with bottom halves disabled on the CPU where");
 	if (nr_timers < 1 || nr_stress < 1 || duration < 1)
 		return -EINVAL;
