@@ -15,8 +15,13 @@ PWD := $(CURDIR)
 # (KCSAN, PREEMPT_RT); kasan-rt (KASAN, RT) builds on demand. Lockdep
 # reports once per boot: NAME-lockdep-CASE boots NAME again for each
 # further deadlock it must report (selftests/si_lockdep_test.c).
+# 7.x-rt and 7.x: Debian's newest 7.x kernels, which Debian 12 cannot
+# install: scripts/newer-kernels.sh unpacks them and prepares a build tree
+# (Documentation/newer-kernels.md). JOBS: kernels booted at once (each TCG
+# boot keeps a host CPU busy); the order puts the longest first.
 DEBUG_KERNELS ?= kasan kcsan-rt kasan-lockdep-softirq kasan-lockdep-bh kcsan-rt-lockdep-bh
-KERNELS ?= 6.1-rt 6.12-rt 6.1 6.1-full $(DEBUG_KERNELS) 6.12-rt-mttcg dkms
+KERNELS ?= $(DEBUG_KERNELS) dkms 6.1-rt 6.12-rt 6.12-rt-mttcg 7.x-rt 6.1 6.1-full 7.x
+JOBS ?= $(shell nproc)
 RUN_KERNEL ?= 6.12-rt
 BOOT_TIMEOUT ?= 420
 export SI_BOOT_TIMEOUT := $(BOOT_TIMEOUT)
@@ -44,15 +49,15 @@ deps:
 	bash scripts/deps.sh
 
 check: deps check-host
-	python3 selftests/runner.py $(KERNELS)
+	python3 selftests/runner.py --jobs $(JOBS) $(KERNELS)
 
 check-debug: deps check-host
-	python3 selftests/runner.py $(DEBUG_KERNELS)
+	python3 selftests/runner.py --jobs $(JOBS) $(DEBUG_KERNELS)
 
 # Only si_timer_torture, DURATION seconds; the boot may take 300 s more.
 torture: deps
 	SI_TESTS=si_timer_torture SI_APPEND="si_timer_torture.duration=$(DURATION) $(SI_APPEND)" \
-		python3 selftests/runner.py --timeout $$(($(DURATION) + 300)) $(KERNELS)
+		python3 selftests/runner.py --jobs $(JOBS) --timeout $$(($(DURATION) + 300)) $(KERNELS)
 
 # Host-side unit tests of the harness's console parser (no VM): every
 # selftests/test_*.py.
@@ -105,7 +110,7 @@ help:
 	@echo "make install                      modules_install + depmod for KVER"
 	@echo "make clean                        remove build products (and build/)"
 	@echo "make deps                         install the packages and kernels (scripts/deps.sh)"
-	@echo "make check [KERNELS=...]          the test suite on each kernel (default: $(KERNELS))"
+	@echo "make check [KERNELS=...] [JOBS=n] the test suite on each kernel, n at once (default: $(KERNELS))"
 	@echo "make check-debug                  the test suite on the debug kernels only ($(DEBUG_KERNELS))"
 	@echo "make check-host                   unit tests of the console parser, on the host"
 	@echo "make bench [KERNELS=...] [QUICK=1] benchmarks against timer_list & co (default: $(BENCH_KERNELS))"

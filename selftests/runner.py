@@ -36,17 +36,28 @@ def base_kernel(kernel):
 
 
 class Tally:
+    """Counts per kernel; several kernels may report at once (--jobs)."""
+
     def __init__(self):
         self.counts = {"ok": 0, "fail": 0, "skip": 0}
+        self.by_kernel = {}
+        self.lock = threading.Lock()
 
     def report(self, kernel, r):
-        if r.status in self.counts:
-            self.counts[r.status] += 1
         tag = {"ok": "ok", "fail": "FAIL", "skip": "SKIP", "info": "info"}[r.status]
         reason = r.reason and ("  (%s)" % r.reason if r.status == "skip" else ": " + r.reason)
-        print("  %-4s  %-8s %s%s" % (tag, kernel, r.name, reason), flush=True)
-        for d in r.diag:
-            print("                  # " + d, flush=True)
+        with self.lock:
+            if r.status in self.counts:
+                self.counts[r.status] += 1
+                k = self.by_kernel.setdefault(kernel, {"ok": 0, "fail": 0, "skip": 0})
+                k[r.status] += 1
+            print("  %-4s  %-8s %s%s" % (tag, kernel, r.name, reason), flush=True)
+            for d in r.diag:
+                print("                  # " + d, flush=True)
+
+    def of(self, kernel):
+        with self.lock:
+            return dict(self.by_kernel.get(kernel, {"ok": 0, "fail": 0, "skip": 0}))
 
 
 def prepare(kernel, tally):
@@ -197,47 +208,83 @@ def run_kit(timeout, tally):
     return time.monotonic() - start
 
 
+def run_one(kernel, args, tally):
+    """Build and boot one kernel (or run the kit step); its summary line."""
+    if kernel != KIT:
+        print("== %s: building" % kernel, flush=True)
+    t0 = time.monotonic()
+    built = kernel != KIT and prepare(kernel, tally)
+    tbuild, tboot, kcsan = time.monotonic() - t0, 0.0, 0
+    if kernel == KIT:
+        print("== %s: convert, audit, package, boot (log: build/logs/dkms.log)" % kernel, flush=True)
+        tboot = run_kit(3 * args.timeout, tally)
+    elif built:
+        print("== %s: booting (build %.0f s; console: build/logs/%s.log)"
+              % (kernel, tbuild, kernel), flush=True)
+        slow = SLOW_KERNELS.get(base_kernel(kernel), 1)
+        tboot, kcsan = boot(kernel, args.timeout * slow, tally)
+        # The benchmarks ran briefly after the tests (if packed, not on
+        # NAME-full): their lines complete?
+        if os.path.isdir(os.path.join(TOP, "build", kernel, "initramfs", "si", "bench")):
+            for r in bench_smoke(os.path.join(LOGS, kernel + ".log"), kernel):
+                tally.report(kernel, r)
+    d = tally.of(kernel)
+    line = "%-8s %3d passed, %d failed, %d skipped  (build %.0f s, boot %.1f s)" % (
+        kernel, d["ok"], d["fail"], d["skip"], tbuild, tboot)
+    if kcsan:
+        line += "; %d KCSAN report(s) inside the kernel only" % kcsan
+    print("== " + line, flush=True)
+    return line
+
+
+def groups_of(kernels):
+    """Kernels in runs that must stay in order: a variant (NAME-full,
+    NAME-lockdep-CASE, NAME-mttcg) boots NAME's build, so it follows NAME."""
+    groups, where = [], {}
+    for k in kernels:
+        base = KIT if k == KIT else base_kernel(k)
+        if base in where:
+            groups[where[base]].append(k)
+        else:
+            where[base] = len(groups)
+            groups.append([k])
+    return groups
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--timeout", type=int, default=int(os.environ.get("SI_BOOT_TIMEOUT", 420)),
                     help="seconds per boot (default 420; x3 on kasan, kasan-rt, kcsan-rt)")
+    ap.add_argument("--jobs", "-j", type=int, default=int(os.environ.get("SI_JOBS_VM", 1)),
+                    help="kernels booted at once (default 1; each TCG boot keeps one host "
+                         "CPU busy, so more than the host's CPUs only slows all down)")
     ap.add_argument("kernels", nargs="+",
-                    help="6.1-rt 6.12-rt 6.1 kasan kasan-rt kcsan-rt, NAME-mttcg, NAME-full, "
-                         "NAME-lockdep-CASE or a release; "
+                    help="6.1-rt 6.12-rt 6.1 7.x-rt 7.x kasan kasan-rt kcsan-rt, NAME-mttcg, "
+                         "NAME-full, NAME-lockdep-CASE or a release; "
                          "dkms: selftests/dkms_test.sh")
     args = ap.parse_args()
     os.makedirs(LOGS, exist_ok=True)
-    tally, summary = Tally(), []
-    for kernel in args.kernels:
-        before = dict(tally.counts)
-        if kernel != KIT:
-            print("== %s: building" % kernel, flush=True)
-        t0 = time.monotonic()
-        built = kernel != KIT and prepare(kernel, tally)
-        tbuild, tboot, kcsan = time.monotonic() - t0, 0.0, 0
-        if kernel == KIT:
-            print("== %s: convert, audit, package, boot (log: build/logs/dkms.log)" % kernel, flush=True)
-            tboot = run_kit(3 * args.timeout, tally)
-        elif built:
-            print("== %s: booting (build %.0f s; console: build/logs/%s.log)"
-                  % (kernel, tbuild, kernel), flush=True)
-            slow = SLOW_KERNELS.get(base_kernel(kernel), 1)
-            tboot, kcsan = boot(kernel, args.timeout * slow, tally)
-            # The benchmarks ran briefly after the tests (if packed, not on
-            # NAME-full): their lines complete?
-            if os.path.isdir(os.path.join(TOP, "build", kernel, "initramfs", "si", "bench")):
-                for r in bench_smoke(os.path.join(LOGS, kernel + ".log"), kernel):
-                    tally.report(kernel, r)
-        d = {k: tally.counts[k] - before[k] for k in tally.counts}
-        line = "%-8s %3d passed, %d failed, %d skipped  (build %.0f s, boot %.1f s)" % (
-            kernel, d["ok"], d["fail"], d["skip"], tbuild, tboot)
-        if kcsan:
-            line += "; %d KCSAN report(s) inside the kernel only" % kcsan
-        print("== " + line, flush=True)
-        summary.append(line)
+    tally, lines = Tally(), {}
+    todo = groups_of(args.kernels)
+    todo_lock = threading.Lock()
+
+    def worker():
+        while True:
+            with todo_lock:
+                if not todo:
+                    return
+                group = todo.pop(0)
+            for kernel in group:
+                lines[kernel] = run_one(kernel, args, tally)
+
+    workers = [threading.Thread(target=worker) for _ in range(max(1, args.jobs))]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
     print("\nSummary:")
-    for line in summary:
-        print("  " + line)
+    for kernel in args.kernels:
+        print("  " + lines.get(kernel, "%-8s not run" % kernel))
     c = tally.counts
     print("%d passed, %d failed, %d skipped" % (c["ok"], c["fail"], c["skip"]))
     return 1 if c["fail"] or not c["ok"] else 0
