@@ -6,17 +6,21 @@
 # namespace: nothing it installs reaches the host). Prints the KTAP document
 # si_timer_dkms on stdout; command output goes to LOG.
 #
-#   dkms_chroot.sh OLD NEW DEB SAMPLE MIGRATED OUT LOG
+#   dkms_chroot.sh OLD NEW DEB SAMPLE MIGRATED OUT LOG [NEWER KDIR MODDIR]
 #
 # OLD, NEW: kernel releases. The box starts with OLD only (NEW's headers are
 # hidden): install the .deb with apt, add the dependent DKMS package
 # SAMPLE, build the converted drivers in MIGRATED against the installed
 # si_timer; then NEW's headers "arrive" and DKMS's kernel hook must rebuild
-# both. OUT/<release>/ receives what the VM boots: the .ko files DKMS
-# installed (at their installed paths) and depmod's lines for them.
+# both. NEWER (Debian's 7.x, which Debian 12 cannot install: KDIR is its
+# build tree, MODDIR its /usr/lib/modules/NEWER, scripts/newer-kernels.sh)
+# is the next upgrade, its headers arriving last. OUT/<release>/ receives
+# what the VM boots: the .ko files DKMS installed (at their installed
+# paths) and depmod's lines for them.
 set -uo pipefail
 
 OLD=$1 NEW=$2 DEB=$3 SAMPLE=$4 MIGRATED=$5 OUT=$6 LOG=$7
+NEWER=${8:-} NEWER_KDIR=${9:-} NEWER_MODDIR=${10:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
 exec 3>&1 >> "$LOG" 2>&1
 export DEBIAN_FRONTEND=noninteractive
@@ -27,11 +31,17 @@ diag() { [ -z "$*" ] || echo "$*" | while IFS= read -r l; do say "# $l"; done; }
 step() { echo "=== $(date +%T) $*"; }
 fail() { why="$*"; return 1; }
 
-# The box before the test: only OLD and NEW, NEW without headers, no DKMS state.
+# The box before the test: only OLD, NEW and NEWER, NEW and NEWER without
+# headers, no DKMS state.
 for d in /lib/modules/*; do
 	case ${d##*/} in "$OLD" | "$NEW") ;; *) rm -rf "$d" ;; esac
 done
 mv "/lib/modules/$NEW/build" "/lib/modules/$NEW/build.not-yet"
+if [ -n "$NEWER" ]; then
+	mkdir -p "/lib/modules/$NEWER"
+	cp -a "$NEWER_MODDIR/." "/lib/modules/$NEWER/"
+	ln -s "$NEWER_KDIR" "/lib/modules/$NEWER/build.not-yet"
+fi
 # The kernels' own modules only make each of DKMS's depmod runs long (a
 # minute on a loaded 2-core host); the VM loads none of them.
 rm -rf "/lib/modules/$OLD/kernel" "/lib/modules/$NEW/kernel"
@@ -99,19 +109,23 @@ t_dependent_installed_old_kernel() {
 }
 t_depmod_dependency_old_kernel() { depends_on_si_timer "$OLD"; }
 t_migrated_build_old_kernel() { build_migrated "$OLD"; }
-t_kernel_update_rebuilds_both() {
-	step "linux-headers-$NEW arrives: /etc/kernel/header_postinst.d/dkms $NEW"
-	mv "/lib/modules/$NEW/build.not-yet" "/lib/modules/$NEW/build"
-	/etc/kernel/header_postinst.d/dkms "$NEW"
-	dkms_installed si_timer "$ver" "$NEW" && dkms_installed si_timer_sample 1.0 "$NEW" || return 1
+kernel_update() {
+	step "linux-headers-$1 arrives: /etc/kernel/header_postinst.d/dkms $1"
+	mv "/lib/modules/$1/build.not-yet" "/lib/modules/$1/build"
+	/etc/kernel/header_postinst.d/dkms "$1"
+	dkms_installed si_timer "$ver" "$1" && dkms_installed si_timer_sample 1.0 "$1" || return 1
 	diag "$(dkms status)"
 }
+t_kernel_update_rebuilds_both() { kernel_update "$NEW"; }
 t_depmod_dependency_new_kernel() { depends_on_si_timer "$NEW"; }
 t_migrated_build_new_kernel() { build_migrated "$NEW"; }
+t_update_to_7x_rebuilds_both() { kernel_update "$NEWER"; }
+t_depmod_dependency_7x_kernel() { depends_on_si_timer "$NEWER"; }
+t_migrated_build_7x_kernel() { build_migrated "$NEWER"; }
 # What the VM boots: the installed .ko files and depmod's lines for them.
 t_collect_installed_modules() {
 	local k
-	for k in "$OLD" "$NEW"; do
+	for k in "$OLD" "$NEW" $NEWER; do
 		mkdir -p "$OUT/$k/lib/modules/$k/updates"
 		cp -a "/lib/modules/$k/updates/dkms" "$OUT/$k/lib/modules/$k/updates/" || return 1
 		grep '^updates/dkms/' "/lib/modules/$k/modules.dep" > "$OUT/$k/lib/modules/$k/modules.dep"
@@ -147,7 +161,9 @@ t_make_dkms_remove() {
 tests="apt_install_deb built_for_old_kernel nothing_built_without_headers
 	header_symvers_snippet_installed dependent_installed_old_kernel depmod_dependency_old_kernel
 	migrated_build_old_kernel kernel_update_rebuilds_both depmod_dependency_new_kernel
-	migrated_build_new_kernel collect_installed_modules apt_remove make_dkms_install make_dkms_remove"
+	migrated_build_new_kernel
+	${NEWER:+update_to_7x_rebuilds_both depmod_dependency_7x_kernel migrated_build_7x_kernel}
+	collect_installed_modules apt_remove make_dkms_install make_dkms_remove"
 # shellcheck disable=SC2086
 set -- $tests
 say "KTAP version 1"

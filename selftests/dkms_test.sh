@@ -7,15 +7,16 @@
 #   si_timer_migrate   samples/migrate/*.c converted (scripts/si-migrate.sh)
 #   si_timer_audit     scripts/si-timer-audit.py's verdicts on those samples
 #   si_timer_dkms      selftests/dkms_chroot.sh in a throw-away root: .deb,
-#                      dependent DKMS package, kernel update OLD -> NEW
+#                      dependent DKMS package, kernel updates OLD -> NEW
+#                      -> NEWER (Debian's 7.x)
 #   si_timer_dkms_vm-<release>  per kernel, in QEMU: modprobe of the dependent
 #                      loads the DKMS-installed si_timer first, the timers of
 #                      the dependent and of the converted samples fire
 #   si_timer_dkms_boot one result per VM boot
 #   si_timer_vm_run    `make vm-run` with a module directory and a script
 #
-#   dkms_test.sh [--host-only] [OLD NEW]   kernel names of scripts/vm.sh
-#                      (6.1-rt 6.12-rt); --host-only: si_timer_migrate and
+#   dkms_test.sh [--host-only] [OLD NEW [NEWER]]   kernel names of scripts/vm.sh
+#                      (6.1-rt 6.12-rt 7.x-rt; NEWER "-": none); --host-only: si_timer_migrate and
 #                      si_timer_audit only (seconds, no root, no VM)
 # Logs: build/logs/dkms.log (host side), build/logs/dkms-<name>.log (consoles).
 # The t_* functions are called through ktap().
@@ -26,7 +27,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 host_only=
 [ "${1:-}" = --host-only ] && { host_only=1; shift; }
-OLD_NAME=${1:-6.1-rt} NEW_NAME=${2:-6.12-rt}
+OLD_NAME=${1:-6.1-rt} NEW_NAME=${2:-6.12-rt} NEWER_NAME=${3:-7.x-rt}
+[ "$NEWER_NAME" != - ] || NEWER_NAME=
 out=$top/build/dkms
 LOG=$top/build/logs/dkms.log
 rm -rf "$out"
@@ -40,7 +42,14 @@ fail() { why="$*"; return 1; }
 finish() { say "SI_TIMER_HARNESS_DONE"; exit 0; }
 
 kver() { bash scripts/vm.sh resolve "$1" 2>/dev/null | sed -n 's/^KVER=//p'; }
-OLD=$(kver "$OLD_NAME") NEW=$(kver "$NEW_NAME")
+kdir() { bash scripts/vm.sh resolve "$1" 2>/dev/null | sed -n 's/^KDIR=//p'; }
+OLD=$(kver "$OLD_NAME") NEW=$(kver "$NEW_NAME") NEWER=
+if [ -n "$NEWER_NAME" ]; then
+	NEWER=$(kver "$NEWER_NAME")
+	NEWER_KDIR=$(kdir "$NEWER_NAME")
+	# 7.x is unpacked next to its build tree (scripts/newer-kernels.sh)
+	NEWER_MODDIR=${NEWER_KDIR%/build}/modules
+fi
 samples=$(cd samples/migrate && ls -- *.c | sed 's/\.c$//')
 
 # --- si_timer_migrate: convert copies of the samples.
@@ -122,8 +131,8 @@ ktap si_timer_audit audit_timer_list_sources audit_converted_sources audit_evide
 # --- si_timer_dkms: a throw-away root: an overlay on /, in a private mount
 # namespace that dies with the step.
 deb=$(bash scripts/dkms.sh deb "$out" 2>> "$LOG")
-if [ -z "$OLD" ] || [ -z "$NEW" ] || [ -z "$deb" ]; then
-	diag "kernels '$OLD_NAME'='$OLD' '$NEW_NAME'='$NEW', deb '$deb' (see $LOG)"
+if [ -z "$OLD" ] || [ -z "$NEW" ] || [ -z "$deb" ] || { [ -n "$NEWER_NAME" ] && [ -z "$NEWER" ]; }; then
+	diag "kernels '$OLD_NAME'='$OLD' '$NEW_NAME'='$NEW' '$NEWER_NAME'='$NEWER', deb '$deb' (see $LOG)"
 	say "KTAP version 1"; say "# Subtest: si_timer_dkms"; say "1..1"; say "not ok 1 setup"
 	finish
 fi
@@ -146,14 +155,14 @@ unshare --mount --propagation private bash -c '
 	mount --bind "$(dirname "$4")" "$root/merged$(dirname "$4")"
 	rmdir "$root" 2>/dev/null || true
 	chroot "$root/merged" "$1/selftests/dkms_chroot.sh" "$5" "$6" "$2" \
-		"$1/samples/dkms-dependent" "$1/build/dkms/migrated" "$3" "$4"
-' si-dkms "$top" "$deb" "$out/out" "$LOG" "$OLD" "$NEW"
+		"$1/samples/dkms-dependent" "$1/build/dkms/migrated" "$3" "$4" "$7" "$8" "$9"
+' si-dkms "$top" "$deb" "$out/out" "$LOG" "$OLD" "$NEW" "$NEWER" "${NEWER_KDIR:-}" "${NEWER_MODDIR:-}"
 rmdir /dev/shm/si-dkms-root.* 2>/dev/null
 
 # --- the VM boots: what DKMS installed, loaded with modprobe.
 boots=()
 declare -A boot_why
-for name in "$OLD_NAME" "$NEW_NAME"; do
+for name in "$OLD_NAME" "$NEW_NAME" $NEWER_NAME; do
 	k=$(kver "$name")
 	stage=$out/out/$k
 	vlog=$top/build/logs/dkms-$name.log
@@ -164,6 +173,7 @@ for name in "$OLD_NAME" "$NEW_NAME"; do
 		boot_why[$t]="nothing installed for $k"
 		continue
 	fi
+	mkdir -p "$stage/si"
 	install -m 0755 selftests/dkms_vm.sh "$stage/si/script.sh"
 	cp "$out/out/version" "$stage/si/version"
 	if ! bash scripts/vm.sh pack "$name" "$stage" "dkms-$name" >> "$LOG" 2>&1; then

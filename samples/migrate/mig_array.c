@@ -64,10 +64,10 @@ static int __init mig_init(void)
 	int i;
 
 	spin_lock_init(&nic.stats_lock);
-	nic.ndev = kzalloc(sizeof(*nic.ndev), GFP_KERNEL);
+	/* never registered: only a home for the NAPI context (any kernel) */
+	nic.ndev = alloc_netdev(0, "mig%d", NET_NAME_UNKNOWN, ether_setup);
 	if (!nic.ndev)
 		return -ENOMEM;
-	init_dummy_netdev(nic.ndev);
 	netif_napi_add(nic.ndev, &nic.napi, mig_poll);
 	napi_enable(&nic.napi);
 	for (i = 0; i < MIG_QUEUES; i++) {
@@ -88,7 +88,7 @@ static void __exit mig_exit(void)
 	}
 	napi_disable(&nic.napi);
 	netif_napi_del(&nic.napi);
-	kfree(nic.ndev);
+	free_netdev(nic.ndev);
 }
 
 module_init(mig_init);
