@@ -613,7 +613,7 @@ SI_CHECKED(t_handler_wait_ends_with_handler)
 		return;
 	}
 	if (!si_vecmask_waits_for_handler_only()) {
-		si_skip("masking takes the BH lock here (no mask, or handlers not tracked)");
+		si_skip("no mask, or handlers not tracked (masking then takes the BH lock)");
 		return;
 	}
 	ret = vt_run_on_cpu(&t);
