@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make check --jobs: which kernels must run in order in one worker, and
+that results reported from several threads add up (selftests/runner.py)."""
+import io
+import os
+import sys
+import threading
+import unittest
+from contextlib import redirect_stdout
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ktap import Result  # noqa: E402
+import runner  # noqa: E402
+
+
+class GroupsOf(unittest.TestCase):
+    def test_variants_follow_their_kernel(self):
+        got = runner.groups_of(["kasan", "kcsan-rt", "kasan-lockdep-softirq", "kasan-lockdep-bh",
+                                "kcsan-rt-lockdep-bh", "dkms", "6.1-rt", "6.12-rt",
+                                "6.12-rt-mttcg", "7.x-rt", "6.1", "6.1-full", "7.x"])
+        self.assertEqual(got, [["kasan", "kasan-lockdep-softirq", "kasan-lockdep-bh"],
+                               ["kcsan-rt", "kcsan-rt-lockdep-bh"], ["dkms"], ["6.1-rt"],
+                               ["6.12-rt", "6.12-rt-mttcg"], ["7.x-rt"], ["6.1", "6.1-full"],
+                               ["7.x"]])
+
+    def test_7x_rt_is_not_a_variant_of_7x(self):
+        self.assertEqual(runner.groups_of(["7.x", "7.x-rt"]), [["7.x"], ["7.x-rt"]])
+
+
+class TallyThreads(unittest.TestCase):
+    def test_counts_per_kernel_and_total(self):
+        tally = runner.Tally()
+
+        def report(kernel, n):
+            for i in range(n):
+                tally.report(kernel, Result("ok" if i % 3 else "fail", "doc", "t%d" % i, []))
+
+        with redirect_stdout(io.StringIO()):
+            threads = [threading.Thread(target=report, args=(k, 300)) for k in ("a", "b")]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        self.assertEqual(tally.of("a"), {"ok": 200, "fail": 100, "skip": 0})
+        self.assertEqual(tally.of("b"), {"ok": 200, "fail": 100, "skip": 0})
+        self.assertEqual(tally.counts, {"ok": 400, "fail": 200, "skip": 0})
+
+
+if __name__ == "__main__":
+    unittest.main()
