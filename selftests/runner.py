@@ -55,6 +55,11 @@ class Tally:
             for d in r.diag:
                 print("                  # " + d, flush=True)
 
+    def say(self, line):
+        """One line of progress, whole even when workers print at once."""
+        with self.lock:
+            print(line, flush=True)
+
     def of(self, kernel):
         with self.lock:
             return dict(self.by_kernel.get(kernel, {"ok": 0, "fail": 0, "skip": 0}))
@@ -136,14 +141,14 @@ def boot(kernel, timeout, tally, attempt=1):
                     how = None if con.done else "timeout after %d s" % timeout
                     break
                 # Hung: ask the kernel what it is doing before killing it.
-                print("  ...   %-8s timeout after %d s: sysrq w, l, t (see the console log)"
-                      % (kernel, timeout), flush=True)
+                tally.say("  ...   %-8s timeout after %d s: sysrq w, l, t (see the console log)"
+                          % (kernel, timeout))
                 sysrq(proc, "wlt")
                 dumped, deadline = True, time.monotonic() + 20
                 continue
             if not select.select([fd], [], [], max(0, min(deadline, beat) - now))[0]:
                 if time.monotonic() >= beat:
-                    print("  ...   %-8s still running, %d s" % (kernel, beat - start), flush=True)
+                    tally.say("  ...   %-8s still running, %d s" % (kernel, beat - start))
                     beat += 60
                 continue
             chunk = os.read(fd, 65536)
@@ -167,8 +172,8 @@ def boot(kernel, timeout, tally, attempt=1):
         for r in early + con.finish(how):
             tally.report(kernel, r._replace(status="info", reason="attempt 1: " + r.reason))
         os.replace(logname, os.path.join(LOGS, kernel + "-attempt1.log"))
-        print("  info  %-8s kernel died before the tests (see build/logs/%s-attempt1.log); booting again"
-              % (kernel, kernel), flush=True)
+        tally.say("  info  %-8s kernel died before the tests (see build/logs/%s-attempt1.log); booting again"
+                  % (kernel, kernel))
         return boot(kernel, timeout, tally, attempt=2)
     report(con.finish(how))
     if dumped and con.done:
@@ -211,16 +216,16 @@ def run_kit(timeout, tally):
 def run_one(kernel, args, tally):
     """Build and boot one kernel (or run the kit step); its summary line."""
     if kernel != KIT:
-        print("== %s: building" % kernel, flush=True)
+        tally.say("== %s: building" % kernel)
     t0 = time.monotonic()
     built = kernel != KIT and prepare(kernel, tally)
     tbuild, tboot, kcsan = time.monotonic() - t0, 0.0, 0
     if kernel == KIT:
-        print("== %s: convert, audit, package, boot (log: build/logs/dkms.log)" % kernel, flush=True)
+        tally.say("== %s: convert, audit, package, boot (log: build/logs/dkms.log)" % kernel)
         tboot = run_kit(3 * args.timeout, tally)
     elif built:
-        print("== %s: booting (build %.0f s; console: build/logs/%s.log)"
-              % (kernel, tbuild, kernel), flush=True)
+        tally.say("== %s: booting (build %.0f s; console: build/logs/%s.log)"
+                  % (kernel, tbuild, kernel))
         slow = SLOW_KERNELS.get(base_kernel(kernel), 1)
         tboot, kcsan = boot(kernel, args.timeout * slow, tally)
         # The benchmarks ran briefly after the tests (if packed, not on
@@ -233,7 +238,7 @@ def run_one(kernel, args, tally):
         kernel, d["ok"], d["fail"], d["skip"], tbuild, tboot)
     if kcsan:
         line += "; %d KCSAN report(s) inside the kernel only" % kcsan
-    print("== " + line, flush=True)
+    tally.say("== " + line)
     return line
 
 
