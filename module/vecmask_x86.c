@@ -65,6 +65,7 @@ static bool si_tracking __read_mostly;
 static __always_inline void si_vecmask_run_tracked(unsigned int vec, void *arg)
 {
 	spinlock_t *lock = this_cpu_ptr(&si_vecmask_cpu.handler_lock);
+	bool deferred;
 
 	/*
 	 * The lock spans the handler only, not the softirq section around it:
@@ -75,10 +76,20 @@ static __always_inline void si_vecmask_run_tracked(unsigned int vec, void *arg)
 	spin_lock(lock);
 	this_cpu_write(si_vecmask_cpu.in_handler, true);
 	barrier();	/* marked before the look; the masking CPU is this one */
-	if (!si_vecmask_defer(vec)) {
+	/*
+	 * The look at the mask and the record of a deferral must not be
+	 * split by an unmask (irqs off, on this CPU: vecmask.c), or the
+	 * vector would be recorded deferred after the unmask collected, and
+	 * HRTIMER would stall until the next mask; the hook has preemption
+	 * off for the same reason.
+	 */
+	preempt_disable();
+	deferred = si_vecmask_defer(vec);
+	if (!deferred)
 		this_cpu_write(si_vecmask_cpu.calling, current);
+	preempt_enable();
+	if (!deferred)
 		si_tracked_handler[vec](arg);
-	}
 	barrier();
 	this_cpu_write(si_vecmask_cpu.in_handler, false);
 	spin_unlock(lock);
