@@ -50,6 +50,9 @@ static inline void hrtimer_setup(struct hrtimer *timer,
  * softirq handler, timer callbacks included, can be preempted by a task
  * that runs other softirqs on the same CPU (Documentation/newer-kernels.md).
  */
+#if defined(CONFIG_PREEMPT_RT) && !defined(SI_HAVE_KERNEL_DOT_CONFIG)
+#error "si_timer: no .config in the kernel build tree: is there a PREEMPT_RT BH lock?"
+#endif
 #if defined(CONFIG_PREEMPT_RT) && \
 	(!defined(SI_HAVE_RT_BH_LOCK_OPTION) || defined(CONFIG_PREEMPT_RT_NEEDS_BH_LOCK))
 #define SI_RT_BH_LOCK	1

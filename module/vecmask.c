@@ -294,6 +294,13 @@ static int si_vecmask_selfcheck(const char **why)
 	return 0;
 }
 
+/* Without the mask, RT without the BH lock keeps nothing out of a batch. */
+static void si_vecmask_warn_interleave(void)
+{
+	if (SI_RT_NO_BH_LOCK)
+		pr_warn("without the vector mask on PREEMPT_RT without the BH lock, callbacks may interleave with timer_list and soft hrtimer callbacks of their CPU\n");
+}
+
 int si_vecmask_init(void)
 {
 	const char *mode = si_vecmask_modes[si_vecmask_mode];
@@ -304,6 +311,7 @@ int si_vecmask_init(void)
 		pr_info("PREEMPT_RT without the BH lock: bottom halves of a CPU no longer exclude each other, timer callbacks included; soft-interruptible callbacks keep its timer vectors off, compatible ones run as timer_list callbacks do here\n");
 	if (si_vecmask_mode == SI_VECMASK_OFF) {
 		pr_info("vecmask=off: soft-interruptible callbacks run in compatible mode\n");
+		si_vecmask_warn_interleave();
 		return 0;
 	}
 	ret = si_vecmask_arch_init(si_vecmask_test_fail_hook, &why);
@@ -325,6 +333,7 @@ int si_vecmask_init(void)
 	if (ret) {
 		pr_warn("vecmask=auto: softirq vector mask emulation unavailable (%s: %pe), soft-interruptible callbacks fall back to compatible mode\n",
 			why, ERR_PTR(ret));
+		si_vecmask_warn_interleave();
 		return 0;
 	}
 	WRITE_ONCE(si_vecmask_active, true);

@@ -64,7 +64,7 @@ write_sources() {
 update_once() {
 	if [ ! -e "$APT/updated" ] || [ -n "$(find "$APT/updated" -mmin +1440)" ]; then
 		log "apt-get update of $SUITES (private configuration $APT)"
-		apt-get "${apt_opts[@]}" update -qq
+		apt-get "${apt_opts[@]}" update -qq || return 1
 		touch "$APT/updated"
 	fi
 }
@@ -133,11 +133,30 @@ prepare_flavour() {
 	echo "$SCRIPT_VERSION" > "$d/done"
 }
 
+# Some complete RT and non-RT pair already prepared?
+have_ready_pair() {
+	local d
+	for d in "$KERNELS/$SERIES".*-rt-amd64; do
+		[ "$(cat "$d/done" 2>/dev/null)" = "$SCRIPT_VERSION" ] &&
+			[ "$(cat "${d%-rt-amd64}-amd64/done" 2>/dev/null)" = "$SCRIPT_VERSION" ] && return 0
+	done
+	return 1
+}
+
 main() {
 	write_sources
-	update_once
+	if ! update_once; then
+		have_ready_pair || die "apt-get update of $SUITES failed"
+		log "warning: apt-get update of $SUITES failed: keeping the kernels already prepared"
+		return 0
+	fi
 	local pick abi ver mm have=1 f
-	pick=$(pick) || die "no $SERIES.x RT and non-RT kernel with headers and linux-source in $SUITES"
+	if ! pick=$(pick); then
+		have_ready_pair ||
+			die "no $SERIES.x RT and non-RT kernel with headers and linux-source in $SUITES"
+		log "warning: no complete $SERIES.x pair in $SUITES now: keeping the kernels already prepared"
+		return 0
+	fi
 	abi=${pick% *} ver=${pick#* }
 	for f in rt-amd64 amd64; do
 		[ "$(cat "$KERNELS/$abi-$f/done" 2>/dev/null)" = "$SCRIPT_VERSION" ] || have=

@@ -29,3 +29,4 @@ have SI_HAVE_ALLOC_NETDEV_DUMMY "$inc/netdevice.h" 'alloc_netdev_dummy\('
 # 6.18 made PREEMPT_RT's BH lock optional: the option is in .config (set or
 # "is not set") exactly where it exists; autoconf.h names only a set one.
 have SI_HAVE_RT_BH_LOCK_OPTION "$obj/.config" 'PREEMPT_RT_NEEDS_BH_LOCK'
+have SI_HAVE_KERNEL_DOT_CONFIG "$obj/.config" '^CONFIG_'

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 
 from ktap import Console, Result
 
@@ -25,6 +26,31 @@ VM = ["bash", os.path.join(TOP, "scripts", "vm.sh")]
 # Sanitizer kernels run everything several times slower under TCG: their
 # boots get this many times the per-boot timeout.
 SLOW_KERNELS = {"kasan": 3, "kasan-rt": 3, "kcsan-rt": 3, "debug-rt": 3}
+
+
+# QEMU and the kit run in sessions of their own (so that a sysrq or a kill
+# reaches the whole group): killed by hand when the run is interrupted.
+CHILDREN = set()
+CHILDREN_LOCK = threading.Lock()
+
+
+def child_started(proc):
+    with CHILDREN_LOCK:
+        CHILDREN.add(proc)
+
+
+def child_done(proc):
+    with CHILDREN_LOCK:
+        CHILDREN.discard(proc)
+
+
+def kill_children():
+    with CHILDREN_LOCK:
+        for proc in CHILDREN:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def base_kernel(kernel):
@@ -128,6 +154,7 @@ def boot(kernel, timeout, tally, attempt=1):
     proc = subprocess.Popen(VM + ["qemu", kernel, "check"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True)
+    child_started(proc)
     start = time.monotonic()
     deadline, beat, how, buf = start + timeout, start + 60, None, b""
     dumped = False
@@ -164,6 +191,7 @@ def boot(kernel, timeout, tally, attempt=1):
     if proc.poll() is None:
         os.killpg(proc.pid, signal.SIGKILL)
     rc = proc.wait()
+    child_done(proc)
     if buf:
         report(con.feed(buf.decode(errors="replace")))
     if how is None and not con.done:
@@ -198,6 +226,7 @@ def run_kit(timeout, tally):
     proc = subprocess.Popen(["bash", os.path.join(TOP, "selftests", "dkms_test.sh")],
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True)
+    child_started(proc)
     killer = threading.Timer(timeout, os.killpg, (proc.pid, signal.SIGKILL))
     killer.start()
     with open(os.path.join(LOGS, KIT + "-console.log"), "wb") as log:
@@ -206,6 +235,7 @@ def run_kit(timeout, tally):
             for r in con.feed(line.decode(errors="replace").rstrip("\n")):
                 tally.report(KIT, r)
     proc.wait()
+    child_done(proc)
     killer.cancel()
     how = "timeout after %d s" % timeout if time.monotonic() - start >= timeout else None
     for r in con.finish(how):
@@ -280,19 +310,32 @@ def main():
                     return
                 group = todo.pop(0)
             for kernel in group:
-                lines[kernel] = run_one(kernel, args, tally)
+                try:
+                    lines[kernel] = run_one(kernel, args, tally)
+                except Exception as e:  # a harness bug fails the kernel, not the run
+                    tb = traceback.format_exc().splitlines()[-6:]
+                    tally.report(kernel, Result("fail", "harness", "%s: %s" % (
+                        type(e).__name__, e), tb))
+                    lines[kernel] = "%-8s harness error: %s" % (kernel, e)
 
-    workers = [threading.Thread(target=worker) for _ in range(max(1, args.jobs))]
+    workers = [threading.Thread(target=worker, daemon=True) for _ in range(max(1, args.jobs))]
     for w in workers:
         w.start()
-    for w in workers:
-        w.join()
+    try:
+        for w in workers:
+            while w.is_alive():
+                w.join(1)
+    except KeyboardInterrupt:
+        kill_children()
+        print("\ninterrupted", flush=True)
+        return 130
     print("\nSummary:")
     for kernel in args.kernels:
         print("  " + lines.get(kernel, "%-8s not run" % kernel))
     c = tally.counts
     print("%d passed, %d failed, %d skipped" % (c["ok"], c["fail"], c["skip"]))
-    return 1 if c["fail"] or not c["ok"] else 0
+    missing = [k for k in args.kernels if k not in lines]
+    return 1 if c["fail"] or not c["ok"] or missing else 0
 
 
 if __name__ == "__main__":

@@ -206,6 +206,7 @@ static DEFINE_SPINLOCK(tt_cancel_bh_lock);	/* taken by cancellers */
 static struct tasklet_struct *tt_tasklets;
 static struct napi_struct *tt_napis;
 static struct net_device *tt_ndev;
+static bool tt_background_ready;
 static struct timer_list *tt_classic;
 static atomic_long_t tt_tasklet_runs, tt_napi_runs;
 
@@ -1513,6 +1514,7 @@ static int tt_background_init(void)
 		napi_enable(&tt_napis[cpu]);
 		timer_setup(&tt_classic[cpu], tt_classic_fn, TIMER_PINNED);
 	}
+	tt_background_ready = true;
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
 		tt_classic[cpu].expires = jiffies + 1;
@@ -1526,17 +1528,22 @@ static void tt_background_exit(void)
 {
 	int cpu;
 
-	if (tt_classic)
+	/*
+	 * Only what tt_background_init() set up, which an -ENOMEM cut short;
+	 * the classic timers (which schedule the rest, on any CPU after a
+	 * hotplug) all go first.
+	 */
+	if (tt_background_ready) {
 		for_each_possible_cpu(cpu)
 			timer_shutdown_sync(&tt_classic[cpu]);
-	if (tt_napis && tt_ndev)
 		for_each_possible_cpu(cpu) {
 			napi_disable(&tt_napis[cpu]);
 			netif_napi_del(&tt_napis[cpu]);
 		}
-	if (tt_tasklets)
 		for_each_possible_cpu(cpu)
 			tasklet_kill(&tt_tasklets[cpu]);
+	}
+	tt_background_ready = false;
 	if (tt_ndev)
 		free_netdev(tt_ndev);
 	kfree(tt_classic);

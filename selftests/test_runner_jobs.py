@@ -46,5 +46,26 @@ class TallyThreads(unittest.TestCase):
         self.assertEqual(tally.counts, {"ok": 400, "fail": 200, "skip": 0})
 
 
+class HarnessError(unittest.TestCase):
+    def test_a_crashing_kernel_fails_the_run(self):
+        def run_one(kernel, args, tally):
+            if kernel == "a":
+                raise OSError("no tests.list")
+            tally.report(kernel, Result("ok", "doc", "t", []))
+            return kernel + " ok"
+
+        saved, argv = runner.run_one, sys.argv
+        runner.run_one, sys.argv = run_one, ["runner.py", "--jobs", "2", "a", "b"]
+        try:
+            out = io.StringIO()
+            with redirect_stdout(out):
+                rc = runner.main()
+        finally:
+            runner.run_one, sys.argv = saved, argv
+        self.assertEqual(rc, 1)
+        self.assertIn("FAIL  a        harness: OSError: no tests.list", out.getvalue())
+        self.assertIn("1 passed, 1 failed, 0 skipped", out.getvalue())
+
+
 if __name__ == "__main__":
     unittest.main()
