@@ -233,7 +233,6 @@ void si_vecmask_arch_exit(void)
  * (symbols.c checks it for IBT and CFI). After this, a handler entering
  * runs through si_vecmask_run_tracked().
  */
-
 bool si_vecmask_arch_track(void)
 {
 	struct si_hook *h;

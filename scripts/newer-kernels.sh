@@ -69,6 +69,11 @@ update_once() {
 	fi
 }
 
+# The series M.N of an ABI M.N.P+debNN: linux-source-M.N's.
+series_of() {
+	echo "$1" | sed -n 's/^\([0-9]*\.[0-9]*\)\..*/\1/p'
+}
+
 version_of() {
 	apt-cache "${apt_opts[@]}" show --no-all-versions "$1" 2>/dev/null | sed -n 's/^Version: //p' | head -n1
 }
@@ -82,7 +87,7 @@ pick() {
 		     "^linux-binary-unsigned-$SERIES\\.[0-9.]+\\+deb[0-9]+-rt-amd64\$" |
 		     sed -n 's/^linux-binary-unsigned-\([^ ]*\)-rt-amd64 .*/\1/p' | sort -rV); do
 		ver=$(version_of "linux-binary-unsigned-$abi-rt-amd64")
-		mm=$(echo "$abi" | sed -n 's/^\([0-9]*\.[0-9]*\)\..*/\1/p')
+		mm=$(series_of "$abi")
 		ok=1
 		for p in linux-binary-unsigned-$abi-amd64 linux-base-$abi-rt-amd64 linux-base-$abi-amd64 \
 			 linux-headers-$abi-rt-amd64 linux-headers-$abi-amd64; do
@@ -133,12 +138,20 @@ prepare_flavour() {
 	echo "$SCRIPT_VERSION" > "$d/done"
 }
 
+# Both flavours of ABI $1 prepared by this version of the script?
+pair_ready() {
+	local f
+	for f in rt-amd64 amd64; do
+		[ "$(cat "$KERNELS/$1-$f/done" 2>/dev/null)" = "$SCRIPT_VERSION" ] || return 1
+	done
+}
+
 # Some complete RT and non-RT pair already prepared?
 have_ready_pair() {
-	local d
+	local d abi
 	for d in "$KERNELS/$SERIES".*-rt-amd64; do
-		[ "$(cat "$d/done" 2>/dev/null)" = "$SCRIPT_VERSION" ] &&
-			[ "$(cat "${d%-rt-amd64}-amd64/done" 2>/dev/null)" = "$SCRIPT_VERSION" ] && return 0
+		abi=${d##*/}
+		pair_ready "${abi%-rt-amd64}" && return 0
 	done
 	return 1
 }
@@ -150,7 +163,7 @@ main() {
 		log "warning: apt-get update of $SUITES failed: keeping the kernels already prepared"
 		return 0
 	fi
-	local pick abi ver mm have=1 f
+	local pick abi ver mm f
 	if ! pick=$(pick); then
 		have_ready_pair ||
 			die "no $SERIES.x RT and non-RT kernel with headers and linux-source in $SUITES"
@@ -158,14 +171,11 @@ main() {
 		return 0
 	fi
 	abi=${pick% *} ver=${pick#* }
-	for f in rt-amd64 amd64; do
-		[ "$(cat "$KERNELS/$abi-$f/done" 2>/dev/null)" = "$SCRIPT_VERSION" ] || have=
-	done
-	if [ -n "$have" ]; then
+	if pair_ready "$abi"; then
 		log "$abi ($ver) ready in $KERNELS"
 		return 0
 	fi
-	mm=$(echo "$abi" | sed -n 's/^\([0-9]*\.[0-9]*\)\..*/\1/p')
+	mm=$(series_of "$abi")
 	log "downloading Debian $abi ($ver) and linux-source-$mm"
 	(cd "$APT/debs" && rm -f ./*.deb &&
 	 apt-get "${apt_opts[@]}" download -qq "linux-source-$mm=$ver" \

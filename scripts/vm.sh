@@ -34,16 +34,22 @@ cd "$top"
 die() { echo "vm.sh: $*" >&2; exit 1; }
 missing() { echo "kernel $1 missing: $2" >&2; exit 3; }
 
+# Newest existing path matching a glob, optionally excluding a regex.
+newest_path() {
+	local p found=
+	for p in $1; do
+		[ -e "$p" ] || continue
+		[ -n "${2:-}" ] && [[ $p =~ $2 ]] && continue
+		found+="$p"$'\n'
+	done
+	printf '%s' "$found" | sort -V | tail -n1
+}
+
 # Newest installed Debian kernel release matching a glob, optionally excluding a regex.
 newest() {
-	local k rel=
-	for k in /boot/vmlinuz-$1; do
-		[ -e "$k" ] || continue
-		k=${k#/boot/vmlinuz-}
-		[ -n "${2:-}" ] && [[ $k =~ $2 ]] && continue
-		rel+="$k"$'\n'
-	done
-	printf '%s' "$rel" | sort -V | tail -n1
+	local k
+	k=$(newest_path "/boot/vmlinuz-$1" "${2:-}")
+	echo "${k#/boot/vmlinuz-}"
 }
 
 # Sets KVER, BZIMAGE, KDIR for kernel $1.
@@ -74,15 +80,14 @@ resolve() {
 	7.x-rt | 7.x)
 		# Debian's newest 7.x, unpacked by scripts/newer-kernels.sh
 		# (Debian 12 cannot install it).
-		local d=
-		for dir in "${SI_CACHE:-/var/cache/si-timer}"/kernels/7.*-amd64; do
-			[ -e "$dir/done" ] || continue
-			[[ $1 == *-rt ]] && [[ $dir != *-rt-amd64 ]] && continue
-			[[ $1 != *-rt ]] && [[ $dir == *-rt-amd64 ]] && continue
-			d+="$dir"$'\n'
-		done
-		d=$(printf '%s' "$d" | sort -V | tail -n1)
-		[ -n "$d" ] || missing "$1" "not in ${SI_CACHE:-/var/cache/si-timer}/kernels: run make deps"
+		local d cache=${SI_CACHE:-/var/cache/si-timer}/kernels
+		if [ "$1" = 7.x-rt ]; then
+			d=$(newest_path "$cache/7.*-rt-amd64/done")
+		else
+			d=$(newest_path "$cache/7.*-amd64/done" '-rt-amd64/done$')
+		fi
+		d=${d%/done}
+		[ -n "$d" ] || missing "$1" "not in $cache: run make deps"
 		KVER=${d##*/}
 		BZIMAGE=$d/vmlinuz
 		KDIR=$d/build

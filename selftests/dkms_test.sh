@@ -41,12 +41,13 @@ KTAP_LOG=$LOG
 fail() { why="$*"; return 1; }
 finish() { say "SI_TIMER_HARNESS_DONE"; exit 0; }
 
-kver() { bash scripts/vm.sh resolve "$1" 2>/dev/null | sed -n 's/^KVER=//p'; }
-kdir() { bash scripts/vm.sh resolve "$1" 2>/dev/null | sed -n 's/^KDIR=//p'; }
+# resolved NAME FIELD: FIELD (KVER, KDIR) of kernel NAME, as scripts/vm.sh resolves it
+resolved() { bash scripts/vm.sh resolve "$1" 2>/dev/null | sed -n "s/^$2=//p"; }
+kver() { resolved "$1" KVER; }
 OLD=$(kver "$OLD_NAME") NEW=$(kver "$NEW_NAME") NEWER=
 if [ -n "$NEWER_NAME" ]; then
 	NEWER=$(kver "$NEWER_NAME")
-	NEWER_KDIR=$(kdir "$NEWER_NAME")
+	NEWER_KDIR=$(resolved "$NEWER_NAME" KDIR)
 	# 7.x is unpacked next to its build tree (scripts/newer-kernels.sh)
 	NEWER_MODDIR=${NEWER_KDIR%/build}/modules
 fi

@@ -64,18 +64,24 @@ def base_kernel(kernel):
 class Tally:
     """Counts per kernel; several kernels may report at once (--jobs)."""
 
+    STATUSES = ("ok", "fail", "skip")
+
     def __init__(self):
-        self.counts = {"ok": 0, "fail": 0, "skip": 0}
         self.by_kernel = {}
         self.lock = threading.Lock()
+
+    @property
+    def counts(self):
+        """The totals over every kernel."""
+        with self.lock:
+            return {s: sum(k[s] for k in self.by_kernel.values()) for s in self.STATUSES}
 
     def report(self, kernel, r):
         tag = {"ok": "ok", "fail": "FAIL", "skip": "SKIP", "info": "info"}[r.status]
         reason = r.reason and ("  (%s)" % r.reason if r.status == "skip" else ": " + r.reason)
         with self.lock:
-            if r.status in self.counts:
-                self.counts[r.status] += 1
-                k = self.by_kernel.setdefault(kernel, {"ok": 0, "fail": 0, "skip": 0})
+            if r.status in self.STATUSES:
+                k = self.by_kernel.setdefault(kernel, dict.fromkeys(self.STATUSES, 0))
                 k[r.status] += 1
             print("  %-4s  %-8s %s%s" % (tag, kernel, r.name, reason), flush=True)
             for d in r.diag:
@@ -88,7 +94,7 @@ class Tally:
 
     def of(self, kernel):
         with self.lock:
-            return dict(self.by_kernel.get(kernel, {"ok": 0, "fail": 0, "skip": 0}))
+            return dict(self.by_kernel.get(kernel, dict.fromkeys(self.STATUSES, 0)))
 
 
 def prepare(kernel, tally):
