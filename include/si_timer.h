@@ -12,10 +12,13 @@
  *
  * With SI_TIMER_SOFTINTERRUPTIBLE (only for audited callbacks that do not
  * rely on bottom-half exclusion) the callback runs with bottom halves
- * enabled: NET_RX, TASKLET, BLOCK, RCU... may run in between on that CPU,
- * but the timer vectors stay masked so timer callbacks still never
- * interleave on one CPU (where the vector mask emulation is available,
- * see Documentation/vector-mask.md).
+ * enabled: NET_RX, TASKLET, BLOCK, RCU, soft hrtimers... may run in
+ * between on that CPU, but the TIMER vector stays masked so timer_list
+ * and si_timer callbacks still never interleave on one CPU (where the
+ * vector mask emulation is available, see Documentation/vector-mask.md),
+ * as the seed series' call_timer_fn() masks TIMER alone. A callback that
+ * shares data with soft hrtimer callbacks of its CPU adds
+ * SI_TIMER_MASK_HRTIMER: the HRTIMER vector stays masked too.
  */
 #ifndef _SI_TIMER_H
 #define _SI_TIMER_H
@@ -30,11 +33,17 @@
 
 /* Run the callback with bottom halves enabled (audited callbacks only). */
 #define SI_TIMER_SOFTINTERRUPTIBLE	0x00000001
+/*
+ * With SI_TIMER_SOFTINTERRUPTIBLE: keep soft hrtimer callbacks (the
+ * HRTIMER vector) out as well, for a callback that shares data with them.
+ */
+#define SI_TIMER_MASK_HRTIMER		0x00000002
 /* As TIMER_PINNED: expire on the CPU it was armed on. */
 #define SI_TIMER_PINNED			TIMER_PINNED
 /* As TIMER_DEFERRABLE: do not wake an idle CPU for it. */
 #define SI_TIMER_DEFERRABLE		TIMER_DEFERRABLE
 #define SI_TIMER_FLAGS_VALID		(SI_TIMER_SOFTINTERRUPTIBLE | \
+					 SI_TIMER_MASK_HRTIMER | \
 					 SI_TIMER_PINNED | SI_TIMER_DEFERRABLE)
 
 struct si_timer;

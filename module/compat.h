@@ -43,6 +43,11 @@ static inline void hrtimer_setup(struct hrtimer *timer,
 }
 #endif
 
+/* hrtimer_callback_running(): in hrtimer_bases.h since 7.x, not included by hrtimer.h. */
+#ifdef SI_HAVE_HRTIMER_BASES_H
+#include <linux/hrtimer_bases.h>
+#endif
+
 /*
  * PREEMPT_RT's per-CPU BH lock, the "big softirq lock": always there
  * before 6.18, optional since (PREEMPT_RT_NEEDS_BH_LOCK, off in Debian's

@@ -63,7 +63,7 @@ SI_DEBUGFS_FOPS(si_executors);
 static int si_stats_show(struct seq_file *m, void *v)
 {
 	unsigned long softirqs[NR_SOFTIRQS], ran[SI_NR_QUEUES];
-	si_timer_func_t longest_fn;
+	const void *longest_fn;
 	unsigned int cpu;
 	u64 longest_ns;
 	int i;
@@ -80,7 +80,7 @@ static int si_stats_show(struct seq_file *m, void *v)
 		memcpy(ran, e->ran, sizeof(ran));
 		memcpy(softirqs, e->soft_softirqs, sizeof(softirqs));
 		longest_ns = si_clock_to_ns(e->longest);
-		longest_fn = e->longest_fn;
+		longest_fn = e->longest_cb;
 		raw_spin_unlock_irq(&e->lock);
 
 		seq_printf(m, "%u %lu %lu", cpu, ran[SI_Q_COMPAT], ran[SI_Q_SOFT]);

@@ -12,7 +12,7 @@
 
 static void *si_debug_hint(void *addr)
 {
-	return ((struct si_timer *)addr)->function;
+	return (void *)si_callback_of(addr);
 }
 
 /* DEFINE_SI_TIMER() marks its node, as __TIMER_INITIALIZER() does. */
@@ -86,8 +86,9 @@ static bool si_debug_fixup_assert_init(void *addr, enum debug_obj_state state)
 
 	if (state != ODEBUG_STATE_NOTAVAILABLE)
 		return false;
-	si_init_timer_key(timer, timer->function, timer->flags & SI_TIMER_FLAGS_VALID,
-			  "si_timer_fixed_up", &key);
+	si_timer_prepare(timer, timer->function,
+			 timer->flags & (SI_TIMER_FLAGS_VALID | SI_TIMER_HR),
+			 "si_timer_fixed_up", &key, false, _RET_IP_);
 	return true;
 }
 

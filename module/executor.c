@@ -60,6 +60,7 @@ EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_cancel);
 EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_queue);
 EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_cancel_sync);
 EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_expire_exit);
+EXPORT_TRACEPOINT_SYMBOL_GPL(si_hrtimer_expire);
 
 struct si_executor __percpu *si_executors __read_mostly;
 static DEFINE_PER_CPU(struct task_struct *, si_executor_task);
@@ -319,7 +320,7 @@ static void si_leave_softirq(void)
  * count is not part of the preempt count; elsewhere it is, and @bh was
  * not read.
  */
-static noinline void si_repair_leak(si_timer_func_t fn, int preempt, unsigned long bh)
+static noinline void si_repair_leak(const void *fn, int preempt, unsigned long bh)
 {
 	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
 		bh = preempt & SOFTIRQ_MASK;
@@ -341,7 +342,7 @@ static noinline void si_repair_leak(si_timer_func_t fn, int preempt, unsigned lo
  * value is used.
  */
 static void si_call(struct si_executor *e, struct si_timer *timer, si_timer_func_t fn,
-		    struct lockdep_map *map, enum si_queue q, bool soft)
+		    struct lockdep_map *map, bool soft)
 {
 	int preempt = preempt_count();
 	unsigned long bh = IS_ENABLED(CONFIG_PREEMPT_RT) ? softirq_count() : 0;
@@ -357,7 +358,7 @@ static void si_call(struct si_executor *e, struct si_timer *timer, si_timer_func
 		unsigned long flags;
 
 		local_irq_save(flags);
-		lock_acquire_exclusive(map, q == SI_Q_SOFT, 0, NULL, _THIS_IP_);
+		lock_acquire_exclusive(map, soft, 0, NULL, _THIS_IP_);
 		local_irq_restore(flags);
 	}
 	trace_si_timer_expire_entry(timer, soft);
@@ -372,12 +373,12 @@ static void si_call(struct si_executor *e, struct si_timer *timer, si_timer_func
 	 */
 	smp_store_release(&e->running, NULL);
 	lock_map_release(map);
-	trace_si_timer_expire_exit(timer, fn, soft);
+	trace_si_timer_expire_exit(timer, e->running_cb, soft);
 
 	/* one branch for both counts: this runs once per expiry (B5) */
 	if (unlikely((preempt_count() ^ preempt) |
 		     (IS_ENABLED(CONFIG_PREEMPT_RT) ? softirq_count() ^ bh : 0)))
-		si_repair_leak(fn, preempt, bh);
+		si_repair_leak(e->running_cb, preempt, bh);
 }
 
 static void si_softirqs_read(unsigned int cpu, unsigned int *count)
@@ -503,6 +504,17 @@ static void si_let_waiters_in(struct si_executor *e)
 }
 
 /*
+ * The timer vectors a soft-interruptible batch of @q masks: TIMER, as the
+ * seed's call_timer_fn() does, so that callbacks of timer_list and
+ * si_timer never interleave on a CPU and soft hrtimers run meanwhile;
+ * HRTIMER too for callbacks that asked (SI_TIMER_MASK_HRTIMER).
+ */
+static unsigned long si_soft_mask(enum si_queue q)
+{
+	return q == SI_Q_SOFT ? BIT(TIMER_SOFTIRQ) : SI_TIMER_VECTORS;
+}
+
+/*
  * Run the callbacks queued on @q, up to SI_BATCH of them or batch_us
  * worth, in one mode section (one vector mask, or one softirq-serving
  * section) and under one cb_lock, as __run_timers() runs a base's expired
@@ -515,31 +527,32 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 	unsigned int softirqs[NR_SOFTIRQS];
 	struct si_timer *timer;
 	u64 budget = si_ns_to_clock((u64)READ_ONCE(batch_us) * NSEC_PER_USEC);
+	unsigned long masked = 0;
 	unsigned int n = 0;
-	bool soft = false, masked = false;
+	bool soft = false;
 	u64 deadline, now;
 	int i;
 
 	if (si_fifo_empty(&e->queue[q]) && !READ_ONCE(e->overdue))
 		return false;
 
-	if (q == SI_Q_SOFT && si_vecmask_available()) {
+	if (q != SI_Q_COMPAT && si_vecmask_available()) {
 		/*
 		 * Off PREEMPT_RT cb_lock makes the callbacks non-preemptible, and
 		 * the mask must not outlast that: a task that preempted us in
 		 * between (woken by a callback, at the unlock; or at the
 		 * masking's local_bh_enable()) would run with this CPU's timer
 		 * vectors masked, holding back every classic timer and soft
-		 * hrtimer here until we ran again. So the section spans the
+		 * hrtimer masked here until we ran again. So the section spans the
 		 * mask, and the unmask runs what it deferred before anyone we
 		 * woke gets the CPU. On RT the executor is preemptible by
 		 * design, cb_lock sleeps and boosts it.
 		 */
 		if (!IS_ENABLED(CONFIG_PREEMPT_RT))
 			preempt_disable();
-		si_vecmask_disable(SI_TIMER_VECTORS);
+		masked = si_soft_mask(q);
+		si_vecmask_disable(masked);
 		soft = true;
-		masked = true;
 		si_softirqs_read(e->cpu, softirqs);
 	} else {
 		/*
@@ -549,8 +562,8 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 		 * of it, so that callbacks of one CPU still never interleave.
 		 */
 		if (SI_RT_NO_BH_LOCK && si_vecmask_available()) {
-			si_vecmask_disable(SI_TIMER_VECTORS);
-			masked = true;
+			masked = SI_TIMER_VECTORS;
+			si_vecmask_disable(masked);
 		}
 		si_enter_softirq();
 	}
@@ -569,12 +582,12 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 		/* not pending any more, and the callback may free it */
 		si_debug_deactivate(timer);
 		WRITE_ONCE(e->running, timer);
-		e->running_fn = fn;
+		e->running_cb = si_callback_of(timer);
 		e->running_armed_at = timer->armed_at;
 		si_lockdep_copy(&map, timer);
 		raw_spin_unlock_irq(&e->lock);
 
-		si_call(e, timer, fn, &map, q, soft);
+		si_call(e, timer, fn, &map, soft);
 		took = now;
 		now = si_now();
 		took = now - took;
@@ -582,7 +595,7 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 		raw_spin_lock_irq(&e->lock);
 		if (took > e->longest) {
 			e->longest = took;
-			e->longest_fn = fn;
+			e->longest_cb = e->running_cb;
 		}
 		/* Full, out of time, or a canceller waits: let it in. */
 		if (++n == SI_BATCH || now >= deadline ||
@@ -600,7 +613,7 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 	if (!soft)
 		si_leave_softirq();
 	if (masked)
-		si_vecmask_enable(SI_TIMER_VECTORS);
+		si_vecmask_enable(masked);
 	if (soft && !IS_ENABLED(CONFIG_PREEMPT_RT))
 		preempt_enable();
 	if (atomic_read(&e->cb_waiters))
@@ -624,6 +637,7 @@ static void si_executor_fn(unsigned int cpu)
 
 	more = si_run_batch(e, SI_Q_COMPAT);
 	more |= si_run_batch(e, SI_Q_SOFT);
+	more |= si_run_batch(e, SI_Q_SOFT_HRMASKED);
 	/*
 	 * A backlog: let others in (hotplug's park request, SCHED_OTHER tasks
 	 * at prio=0) and let RCU see a quiescent state, as ksoftirqd does
@@ -715,6 +729,7 @@ static struct si_executor *si_executor_hand_over(struct si_executor *e)
 			si_fifo_splice_tail(&e->queue[q], &heir->queue[q]);
 		}
 		si_timer_move_wheels(e, heir);
+		si_hrtimer_move(e, heir);
 		/* due ones among them wake the heir as they arrive */
 		WRITE_ONCE(e->overdue, false);
 		raw_spin_unlock(&heir->lock);
@@ -756,6 +771,7 @@ static void si_executor_park(unsigned int cpu)
 	while (!si_executor_idle(e)) {
 		si_run_batch(e, SI_Q_COMPAT);
 		si_run_batch(e, SI_Q_SOFT);
+		si_run_batch(e, SI_Q_SOFT_HRMASKED);
 	}
 }
 
@@ -797,7 +813,7 @@ void si_executor_show(struct seq_file *m, unsigned int cpu)
 	struct si_executor *e = si_executor_of(cpu);
 	unsigned int queued[SI_NR_QUEUES] = { 0 };
 	unsigned long ran[SI_NR_QUEUES];
-	si_timer_func_t running;
+	const void *running;
 	struct si_timer *timer;
 	bool parked;
 	int q;
@@ -808,13 +824,14 @@ void si_executor_show(struct seq_file *m, unsigned int cpu)
 			queued[q]++;
 		ran[q] = e->ran[q];
 	}
-	running = READ_ONCE(e->running) ? e->running_fn : NULL;
+	running = READ_ONCE(e->running) ? e->running_cb : NULL;
 	parked = e->parked;
 	raw_spin_unlock_irq(&e->lock);
 
+	/* both soft-interruptible queues in one column: the format is kept */
 	seq_printf(m, "%u %d %u %u %lu %lu ", cpu, parked,
-		   queued[SI_Q_COMPAT], queued[SI_Q_SOFT],
-		   ran[SI_Q_COMPAT], ran[SI_Q_SOFT]);
+		   queued[SI_Q_COMPAT], queued[SI_Q_SOFT] + queued[SI_Q_SOFT_HRMASKED],
+		   ran[SI_Q_COMPAT], ran[SI_Q_SOFT] + ran[SI_Q_SOFT_HRMASKED]);
 	if (running)
 		seq_printf(m, "%ps\n", running);
 	else
@@ -863,6 +880,7 @@ int si_executors_init(int prio)
 			si_fifo_init(&e->queue[q]);
 		for (k = 0; k < SI_NR_WHEELS; k++)
 			si_wheel_init(&e->wheel[k], jiffies);
+		INIT_HLIST_HEAD(&e->hr_armed);
 		hrtimer_setup(&e->wake, si_executor_wake_fn, CLOCK_MONOTONIC,
 			      HRTIMER_MODE_ABS_PINNED_HARD);
 		INIT_CSD(&e->start_wake, si_executor_start_wake_fn, e);
@@ -926,6 +944,8 @@ void si_executors_exit(void)
 		for (k = 0; k < SI_NR_WHEELS; k++)
 			WARN_ONCE(!si_wheel_empty(&e->wheel[k]),
 				  "si_timer: timers left armed on CPU %u at unload\n", cpu);
+		WARN_ONCE(!hlist_empty(&e->hr_armed),
+			  "si_timer: si_hrtimers left armed on CPU %u at unload\n", cpu);
 	}
 	free_percpu(si_executors);
 }

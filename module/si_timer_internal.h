@@ -3,6 +3,7 @@
 #define _SI_TIMER_INTERNAL_H
 
 #include <si_timer.h>
+#include <si_hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/percpu.h>
 #include <linux/hrtimer.h>
@@ -23,19 +24,28 @@
 #define SI_STATE_ARMED		0x00008000U	/* in home's wheel */
 #define SI_STATE_QUEUED		0x00010000U	/* expired, on home's queue */
 #define SI_STATE_SHUTDOWN	0x00020000U	/* arming is a no-op */
-#define SI_STATE_PENDING	(SI_STATE_ARMED | SI_STATE_QUEUED)
+#define SI_STATE_HRARMED	0x00040000U	/* si_hrtimer: its HARD hrtimer armed */
+#define SI_STATE_PENDING	(SI_STATE_ARMED | SI_STATE_QUEUED | SI_STATE_HRARMED)
 /* ARMED: its bucket in home's wheel (timer->expires may be rewritten) */
 #define SI_STATE_BUCKET_SHIFT	22
 #define SI_STATE_BUCKET		(((1U << SI_WHEEL_BITS) - 1) << SI_STATE_BUCKET_SHIFT)
 static_assert(SI_STATE_BUCKET_SHIFT + SI_WHEEL_BITS <= 32 &&
-	      SI_STATE_SHUTDOWN < (1U << SI_STATE_BUCKET_SHIFT));
+	      SI_STATE_HRARMED < (1U << SI_STATE_BUCKET_SHIFT));
 /* every CPU number fits (CONFIG_NR_CPUS is at most 8192) */
 static_assert(SI_STATE_CPUMASK + 1 >= CONFIG_NR_CPUS);
 
+/*
+ * struct si_timer.flags of the module's own, beside SI_TIMER_FLAGS_VALID:
+ * the si_timer is the base of a struct si_hrtimer (hrtimer.c).
+ */
+#define SI_TIMER_HR		0x80000000U
+static_assert(!(SI_TIMER_HR & SI_TIMER_FLAGS_VALID));
+
 /* Callbacks waiting on an executor, by the mode they run in. */
 enum si_queue {
-	SI_Q_COMPAT,	/* in softirq-serving state, BH disabled */
-	SI_Q_SOFT,	/* BH enabled, timer vectors masked */
+	SI_Q_COMPAT,		/* in softirq-serving state, BH disabled */
+	SI_Q_SOFT,		/* BH enabled, the TIMER vector masked */
+	SI_Q_SOFT_HRMASKED,	/* BH enabled, TIMER and HRTIMER masked */
 	SI_NR_QUEUES,
 };
 
@@ -57,6 +67,7 @@ struct si_executor {
 	raw_spinlock_t		lock;
 	struct si_fifo		queue[SI_NR_QUEUES];
 	struct si_wheel		wheel[SI_NR_WHEELS];
+	struct hlist_head	hr_armed;	/* HRARMED si_hrtimers homed here */
 	struct hrtimer		wake;
 	call_single_data_t	start_wake;	/* another CPU has us start @wake */
 	bool			start_pending;	/* start_wake sent, not handled yet */
@@ -70,7 +81,7 @@ struct si_executor {
 	u64			waiters_ignored_until;
 	/* The callback running now: compared, never dereferenced. */
 	const struct si_timer	*running;
-	si_timer_func_t		running_fn;
+	const void		*running_cb;	/* si_callback_of() it */
 	unsigned long		running_armed_at;
 	bool			running_soft;
 	unsigned long		ran[SI_NR_QUEUES];
@@ -79,7 +90,7 @@ struct si_executor {
 	 * vector that ran on this CPU during soft-interruptible callbacks.
 	 */
 	u64			longest;	/* in si_now() units: si_clock_to_ns() */
-	si_timer_func_t		longest_fn;
+	const void		*longest_cb;
 	unsigned long		soft_softirqs[NR_SOFTIRQS];
 };
 
@@ -96,12 +107,31 @@ static inline struct si_executor *si_executor_of(unsigned int cpu)
 
 static inline bool si_executor_idle(const struct si_executor *e)
 {
-	return si_fifo_empty(&e->queue[SI_Q_COMPAT]) && si_fifo_empty(&e->queue[SI_Q_SOFT]);
+	return si_fifo_empty(&e->queue[SI_Q_COMPAT]) && si_fifo_empty(&e->queue[SI_Q_SOFT]) &&
+	       si_fifo_empty(&e->queue[SI_Q_SOFT_HRMASKED]);
 }
 
-static inline enum si_queue si_queue_of(const struct si_timer *timer)
+static __always_inline enum si_queue si_queue_of(const struct si_timer *timer)
 {
-	return timer->flags & SI_TIMER_SOFTINTERRUPTIBLE ? SI_Q_SOFT : SI_Q_COMPAT;
+	if (!(timer->flags & SI_TIMER_SOFTINTERRUPTIBLE))
+		return SI_Q_COMPAT;
+	return timer->flags & SI_TIMER_MASK_HRTIMER ? SI_Q_SOFT_HRMASKED : SI_Q_SOFT;
+}
+
+static inline struct si_hrtimer *si_hrtimer_of(const struct si_timer *timer)
+{
+	return container_of((struct si_timer *)timer, struct si_hrtimer, base);
+}
+
+/*
+ * The user's callback, for reports, traces and ownership: an si_hrtimer's
+ * base runs hrtimer.c's trampoline.
+ */
+static __always_inline const void *si_callback_of(const struct si_timer *timer)
+{
+	if (unlikely(timer->flags & SI_TIMER_HR))
+		return si_hrtimer_of(timer)->function;
+	return timer->function;
 }
 
 /* executor.c */
@@ -146,6 +176,15 @@ void si_timer_rehome(struct si_timer *timer, struct si_executor *to);
 void si_timer_move_wheels(struct si_executor *from, struct si_executor *to);
 /* timer.c: unload.c takes a pending timer off its home's lists for good. */
 void si_timer_evict(struct si_executor *home, struct si_timer *timer);
+/* timer.c, shared with hrtimer.c */
+void si_timer_prepare(struct si_timer *timer, si_timer_func_t func, unsigned int flags,
+		      const char *name, struct lock_class_key *key, bool on_stack,
+		      unsigned long caller);
+int si_timer_cancel_sync(struct si_timer *timer, bool shutdown);
+/* hrtimer.c */
+void si_hrtimer_unhook(struct si_executor *home, struct si_timer *timer);
+bool si_hrtimer_hw_running(const struct si_timer *timer);
+void si_hrtimer_move(struct si_executor *from, struct si_executor *to);
 
 /*
  * unload.c: a module that uses si_timer, and its pending timers on each

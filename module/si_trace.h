@@ -15,7 +15,7 @@
 #define _SI_TRACE_H
 
 #include <linux/tracepoint.h>
-#include <si_timer.h>
+#include "si_timer_internal.h"
 
 DECLARE_EVENT_CLASS(si_timer_class,
 	TP_PROTO(struct si_timer *timer),
@@ -26,7 +26,7 @@ DECLARE_EVENT_CLASS(si_timer_class,
 	),
 	TP_fast_assign(
 		__entry->timer = timer;
-		__entry->function = timer->function;
+		__entry->function = (void *)si_callback_of(timer);
 	),
 	TP_printk("timer=%p function=%ps", __entry->timer, __entry->function)
 );
@@ -41,13 +41,15 @@ TRACE_EVENT(si_timer_init,
 	),
 	TP_fast_assign(
 		__entry->timer = timer;
-		__entry->function = timer->function;
+		__entry->function = (void *)si_callback_of(timer);
 		__entry->flags = timer->flags;
 	),
 	TP_printk("timer=%p function=%ps flags=%s",
 		  __entry->timer, __entry->function,
 		  __print_flags(__entry->flags, "|",
 				{ SI_TIMER_SOFTINTERRUPTIBLE, "SOFTINTERRUPTIBLE" },
+				{ SI_TIMER_MASK_HRTIMER, "MASK_HRTIMER" },
+				{ SI_TIMER_HR, "HRTIMER" },
 				{ SI_TIMER_PINNED, "PINNED" },
 				{ SI_TIMER_DEFERRABLE, "DEFERRABLE" }))
 );
@@ -65,7 +67,7 @@ TRACE_EVENT(si_timer_start,
 	),
 	TP_fast_assign(
 		__entry->timer = timer;
-		__entry->function = timer->function;
+		__entry->function = (void *)si_callback_of(timer);
 		__entry->expires = timer->expires;
 		__entry->now = jiffies;
 		__entry->cpu = cpu;
@@ -75,6 +77,54 @@ TRACE_EVENT(si_timer_start,
 		  (long)__entry->expires - (long)__entry->now, __entry->cpu)
 );
 
+/*
+ * An si_hrtimer armed: its HARD hrtimer set for @expires (ns on its clock,
+ * soft expiry and slack as hrtimer_start events show them); the executor
+ * of @cpu runs it.
+ */
+TRACE_EVENT(si_hrtimer_start,
+	TP_PROTO(struct si_hrtimer *hr, unsigned int cpu),
+	TP_ARGS(hr, cpu),
+	TP_STRUCT__entry(
+		__field(void *, timer)
+		__field(void *, function)
+		__field(s64, expires)
+		__field(s64, softexpires)
+		__field(s64, now)
+		__field(unsigned int, cpu)
+	),
+	TP_fast_assign(
+		__entry->timer = &hr->base;
+		__entry->function = hr->function;
+		__entry->expires = ktime_to_ns(hrtimer_get_expires(&hr->hw));
+		__entry->softexpires = ktime_to_ns(hrtimer_get_softexpires(&hr->hw));
+		__entry->now = ktime_to_ns(hrtimer_cb_get_time(&hr->hw));
+		__entry->cpu = cpu;
+	),
+	TP_printk("timer=%p function=%ps expires=%lld softexpires=%lld [timeout=%lld] cpu=%u",
+		  __entry->timer, __entry->function, __entry->expires,
+		  __entry->softexpires, __entry->expires - __entry->now, __entry->cpu)
+);
+/*
+ * An si_hrtimer's HARD hrtimer fired (hard interrupt context), before its
+ * handler takes home's lock to queue it; @now as hrtimer_expire_entry's.
+ */
+TRACE_EVENT(si_hrtimer_expire,
+	TP_PROTO(struct si_hrtimer *hr),
+	TP_ARGS(hr),
+	TP_STRUCT__entry(
+		__field(void *, timer)
+		__field(void *, function)
+		__field(s64, now)
+	),
+	TP_fast_assign(
+		__entry->timer = &hr->base;
+		__entry->function = hr->function;
+		__entry->now = ktime_to_ns(hrtimer_cb_get_time(&hr->hw));
+	),
+	TP_printk("timer=%p function=%ps now=%lld", __entry->timer, __entry->function,
+		  __entry->now)
+);
 /* Expired: collected by the executor of @cpu, on its queue. */
 TRACE_EVENT(si_timer_queue,
 	TP_PROTO(struct si_timer *timer, unsigned int cpu),
@@ -86,7 +136,7 @@ TRACE_EVENT(si_timer_queue,
 	),
 	TP_fast_assign(
 		__entry->timer = timer;
-		__entry->function = timer->function;
+		__entry->function = (void *)si_callback_of(timer);
 		__entry->cpu = cpu;
 	),
 	TP_printk("timer=%p function=%ps executor=%u",
@@ -105,7 +155,7 @@ TRACE_EVENT(si_timer_expire_entry,
 	),
 	TP_fast_assign(
 		__entry->timer = timer;
-		__entry->function = timer->function;
+		__entry->function = (void *)si_callback_of(timer);
 		__entry->expires = timer->expires;
 		__entry->now = jiffies;
 		__entry->soft = soft;
@@ -120,7 +170,7 @@ TRACE_EVENT(si_timer_expire_entry,
  * value and what the executor kept are recorded.
  */
 TRACE_EVENT(si_timer_expire_exit,
-	TP_PROTO(struct si_timer *timer, si_timer_func_t fn, bool soft),
+	TP_PROTO(struct si_timer *timer, const void *fn, bool soft),
 	TP_ARGS(timer, fn, soft),
 	TP_STRUCT__entry(
 		__field(void *, timer)
@@ -129,7 +179,7 @@ TRACE_EVENT(si_timer_expire_exit,
 	),
 	TP_fast_assign(
 		__entry->timer = timer;
-		__entry->function = fn;
+		__entry->function = (void *)fn;
 		__entry->soft = soft;
 	),
 	TP_printk("timer=%p function=%ps mode=%s", __entry->timer, __entry->function,
@@ -153,7 +203,7 @@ TRACE_EVENT(si_timer_cancel_sync,
 	),
 	TP_fast_assign(
 		__entry->timer = timer;
-		__entry->function = timer->function;
+		__entry->function = (void *)si_callback_of(timer);
 		__entry->running = running;
 	),
 	TP_printk("timer=%p function=%ps running=%d", __entry->timer, __entry->function,

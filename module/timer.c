@@ -82,69 +82,7 @@
 #include "si_timer_internal.h"
 #include "debugobjects.h"
 #include "si_trace.h"
-
-/*
- * A macro, so that every API entry point warns once on its own. A timer
- * with a callback is then asserted set up (debugobjects.h), as timer.c's
- * calls do.
- */
-#define si_timer_misused(timer)						\
-	({								\
-		const struct si_timer *__t = (timer);			\
-		bool __bad = WARN_ONCE(!__t || !__t->function,		\
-				       "si_timer: %s() on %s timer\n",	\
-				       __func__,			\
-				       __t ? "a never set up" : "a NULL"); \
-		if (!__bad)						\
-			si_debug_assert_init(__t);			\
-		__bad;							\
-	})
-
-/*
- * Lock the timer's home executor, waiting out a migration. Inline, its
- * flags never in memory: every API call takes it, and B3 (bench/cost.c)
- * counts its instructions.
- */
-static __always_inline struct si_executor *si_lock_home(struct si_timer *timer,
-							unsigned long *flags)
-	__acquires(home->lock)
-{
-	for (;;) {
-		u32 state = READ_ONCE(timer->state);
-		struct si_executor *home;
-
-		if (likely(!(state & SI_STATE_MIGRATING))) {
-			home = si_executor_of(state & SI_STATE_CPUMASK);
-			raw_spin_lock_irqsave(&home->lock, *flags);
-			if (likely((READ_ONCE(timer->state) &
-				    (SI_STATE_CPUMASK | SI_STATE_MIGRATING)) ==
-				   (state & SI_STATE_CPUMASK)))
-				return home;
-			raw_spin_unlock_irqrestore(&home->lock, *flags);
-		}
-		cpu_relax();
-	}
-}
-
-static void si_unlock_home(struct si_executor *home, unsigned long flags)
-	__releases(home->lock)
-{
-	raw_spin_unlock_irqrestore(&home->lock, flags);
-}
-
-/* Out of home's wheel or queue: returns the state with nothing pending. */
-static __always_inline u32 si_unhook(struct si_executor *home, struct si_timer *timer,
-				     u32 state)
-{
-	if (state & SI_STATE_PENDING)
-		si_debug_deactivate(timer);
-	if (state & SI_STATE_ARMED)
-		si_wheel_del(&home->wheel[si_wheel_kind_of(timer)], timer,
-			     (state & SI_STATE_BUCKET) >> SI_STATE_BUCKET_SHIFT);
-	else if (state & SI_STATE_QUEUED)
-		si_fifo_del(&home->queue[si_queue_of(timer)], timer);
-	return state & ~(SI_STATE_PENDING | SI_STATE_BUCKET);
-}
+#include "home.h"
 
 /*
  * Arm at @expires, for the caller at @ip, in home's wheel; @state not
@@ -233,19 +171,6 @@ static __always_inline int si_arm(struct si_executor **home, struct si_timer *ti
 	return !!(state & SI_STATE_PENDING);
 }
 
-/* Back to idle, out of home's wheel or queue. Home locked. */
-static __always_inline int si_disarm(struct si_executor *home, struct si_timer *timer)
-{
-	u32 state = timer->state;
-
-	if (!(state & SI_STATE_PENDING))
-		return 0;
-	si_owner_del(timer);
-	si_state_set(timer, si_unhook(home, timer, state));
-	trace_si_timer_cancel(timer);
-	return 1;
-}
-
 /*
  * The module that owns @timer goes with it pending (unload.c): cancel it
  * and keep it off. Home locked.
@@ -256,16 +181,23 @@ void si_timer_evict(struct si_executor *home, struct si_timer *timer)
 	si_state_set(timer, timer->state | SI_STATE_SHUTDOWN);
 }
 
-static void si_timer_init(struct si_timer *timer, si_timer_func_t func,
-			  unsigned int flags, const char *name,
-			  struct lock_class_key *key, bool on_stack, unsigned long caller)
+/* @flags, its unknown bits refused with a warning (they are ours, too). */
+static unsigned int si_timer_flags_checked(unsigned int flags, si_timer_func_t func)
 {
 	WARN_ONCE(flags & ~SI_TIMER_FLAGS_VALID,
 		  "si_timer: invalid flags %#x for %ps ignored\n",
 		  flags & ~SI_TIMER_FLAGS_VALID, func);
+	return flags & SI_TIMER_FLAGS_VALID;
+}
+
+/* @flags checked; an si_hrtimer's base (SI_TIMER_HR) has its function set. */
+void si_timer_prepare(struct si_timer *timer, si_timer_func_t func, unsigned int flags,
+		      const char *name, struct lock_class_key *key, bool on_stack,
+		      unsigned long caller)
+{
 	si_debug_init(timer, on_stack);
 	timer->function = func;
-	timer->flags = flags & SI_TIMER_FLAGS_VALID;
+	timer->flags = flags;
 	timer->state = raw_smp_processor_id();
 	INIT_HLIST_NODE(&timer->node);
 	timer->owner = si_owner_of(timer, caller);
@@ -277,7 +209,8 @@ void si_init_timer_key(struct si_timer *timer, si_timer_func_t func,
 		       unsigned int flags, const char *name,
 		       struct lock_class_key *key)
 {
-	si_timer_init(timer, func, flags, name, key, false, _RET_IP_);
+	si_timer_prepare(timer, func, si_timer_flags_checked(flags, func), name, key, false,
+			 _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(si_init_timer_key);
 
@@ -285,7 +218,8 @@ void si_init_timer_on_stack_key(struct si_timer *timer, si_timer_func_t func,
 				unsigned int flags, const char *name,
 				struct lock_class_key *key)
 {
-	si_timer_init(timer, func, flags, name, key, true, _RET_IP_);
+	si_timer_prepare(timer, func, si_timer_flags_checked(flags, func), name, key, true,
+			 _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(si_init_timer_on_stack_key);
 
@@ -593,21 +527,26 @@ static void si_lockdep_cancel_waits(struct si_timer *timer)
 	local_irq_restore(flags);
 }
 
-static int si_delete_sync(struct si_timer *timer, bool shutdown)
+/*
+ * si_timer_delete_sync(), si_timer_shutdown_sync() and si_hrtimer_cancel():
+ * an si_hrtimer's cancel also waits out its HARD hrtimer's handler, which
+ * may still look at it (hrtimer.c), as hrtimer_cancel() would.
+ */
+int si_timer_cancel_sync(struct si_timer *timer, bool shutdown)
 {
 	struct si_executor *home;
-	bool running, looked = false;
+	bool running, looked = false, hw_running;
 	int ret = 0, own, refused;
 	unsigned long flags;
 
 	if (WARN_ONCE(in_hardirq(),
 		      "si_timer: synchronous delete of %ps from hard interrupt context\n",
-		      timer->function))
+		      si_callback_of(timer)))
 		return -EINVAL;
 	own = si_cancel_from_own_callback(timer);
 	if (WARN_ONCE(own == -EINVAL,
 		      "si_timer: synchronous delete of %ps from its own callback\n",
-		      timer->function))
+		      si_callback_of(timer)))
 		return -EINVAL;
 	if (!own)
 		si_lockdep_cancel_waits(timer);
@@ -626,14 +565,21 @@ static int si_delete_sync(struct si_timer *timer, bool shutdown)
 		refused = 0;
 		if (running)
 			refused = own ?: si_wait_refused(home);
+		hw_running = !running && unlikely(timer->flags & SI_TIMER_HR) &&
+			     si_hrtimer_hw_running(timer);
 		si_unlock_home(home, flags);
+		/* an interrupt handler on another CPU, waiting for home's lock */
+		if (hw_running) {
+			cpu_relax();
+			continue;
+		}
 
 		if (refused == own && own)
 			WARN_ONCE(1, "si_timer: synchronous delete of %ps from a softirq that interrupted its callback: deactivated, not waited for\n",
-				  timer->function);
+				  si_callback_of(timer));
 		else if (refused)
 			WARN_ONCE(1, "si_timer: synchronous delete of %ps with bottom halves disabled on the CPU where its soft-interruptible callback runs: deactivated, not waited for\n",
-				  timer->function);
+				  si_callback_of(timer));
 		if (refused)
 			return refused;
 		if (!running)
@@ -666,7 +612,7 @@ int si_timer_delete_sync(struct si_timer *timer)
 {
 	if (si_timer_misused(timer))
 		return -EINVAL;
-	return si_delete_sync(timer, false);
+	return si_timer_cancel_sync(timer, false);
 }
 EXPORT_SYMBOL_GPL(si_timer_delete_sync);
 
@@ -680,6 +626,6 @@ int si_timer_shutdown_sync(struct si_timer *timer)
 {
 	if (si_timer_misused(timer))
 		return -EINVAL;
-	return si_delete_sync(timer, true);
+	return si_timer_cancel_sync(timer, true);
 }
 EXPORT_SYMBOL_GPL(si_timer_shutdown_sync);

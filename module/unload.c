@@ -48,7 +48,7 @@ static struct si_owner *si_owner_find(const struct module *mod)
  */
 struct si_owner *si_owner_of(const struct si_timer *timer, unsigned long caller)
 {
-	unsigned long at[] = { (unsigned long)timer->function, (unsigned long)timer, caller };
+	unsigned long at[] = { (unsigned long)si_callback_of(timer), (unsigned long)timer, caller };
 	struct si_owner *o, *found = NULL;
 	unsigned int best = ARRAY_SIZE(at), i;
 
@@ -115,7 +115,7 @@ static void si_owner_free(struct si_owner *o)
 	kfree(o);
 }
 
-static bool si_owned(const struct si_timer *timer, si_timer_func_t fn,
+static bool si_owned(const struct si_timer *timer, const void *fn,
 		     struct module *mod)
 {
 	return within_module((unsigned long)fn, mod) ||
@@ -123,7 +123,7 @@ static bool si_owned(const struct si_timer *timer, si_timer_func_t fn,
 }
 
 static void si_report(struct module *mod, const char *where,
-		      si_timer_func_t fn, unsigned long armed_at)
+		      const void *fn, unsigned long armed_at)
 {
 	pr_err("module %s unloaded with a timer %s: callback %ps, armed at %pS; cancelled\n",
 	       mod->name, where, fn, (void *)armed_at);
@@ -137,7 +137,7 @@ struct si_unload {
 
 struct si_evicted {
 	const struct si_timer	*timer;
-	si_timer_func_t		fn;
+	const void		*fn;
 	unsigned long		armed_at;
 	const char		*where;
 };
@@ -174,9 +174,9 @@ static unsigned int si_unload_executor(struct si_executor *e, struct si_unload *
 							     owner_node);
 
 			ev[n++] = (struct si_evicted) {
-				.timer = timer, .fn = timer->function,
+				.timer = timer, .fn = si_callback_of(timer),
 				.armed_at = timer->armed_at,
-				.where = timer->state & SI_STATE_ARMED ? "armed" : "queued",
+				.where = timer->state & SI_STATE_QUEUED ? "queued" : "armed",
 			};
 			si_timer_evict(e, timer);
 		}
@@ -185,9 +185,9 @@ static unsigned int si_unload_executor(struct si_executor *e, struct si_unload *
 		 * without the lock as the callback returns (executor.c).
 		 */
 		running = n ? NULL : READ_ONCE(e->running);
-		if (running && si_owned(running, e->running_fn, mod))
+		if (running && si_owned(running, e->running_cb, mod))
 			ev[n++] = (struct si_evicted) {
-				.timer = running, .fn = e->running_fn,
+				.timer = running, .fn = e->running_cb,
 				.armed_at = e->running_armed_at, .where = "running",
 			};
 		else

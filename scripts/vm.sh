@@ -102,7 +102,7 @@ resolve() {
 }
 
 # The test modules of kernel NAME $1, in the order of the si_tests variable
-# of ./Kbuild (NAME-mttcg: only the races and the torture; NAME-full: the
+# of ./Kbuild (NAME-mttcg: only the races, the torture and si_hrtimer_test; NAME-full: the
 # vector mask's tests, which depend on where the executor can be
 # preempted), or those SI_TESTS names (a subset, for hunting one problem).
 si_tests() {
@@ -114,7 +114,7 @@ si_tests() {
 	for t in $(printf 'include Kbuild\n$(info $(si_tests))\nsi-print: ; @:\n' |
 		   make -s --no-print-directory -f - si-print); do
 		case $1:$t in
-		*-mttcg:si_timer_race_test | *-mttcg:si_timer_torture) echo "$t" ;;
+		*-mttcg:si_timer_race_test | *-mttcg:si_timer_torture | *-mttcg:si_hrtimer_test) echo "$t" ;;
 		*-mttcg:*) ;;
 		*-full:si_vecmask_test | *-full:si_softint_test) echo "$t" ;;
 		*-full:*) ;;

@@ -1537,8 +1537,8 @@ SI_CHECKED(t_misuse_invalid_flags)
 {
 	struct probe p;
 
-	si_expect_warn("invalid flags 0x200002");
-	probe_init(&p, probe_fn, 0x2 | TIMER_IRQSAFE);
+	si_expect_warn("invalid flags 0x200004");
+	probe_init(&p, probe_fn, 0x4 | TIMER_IRQSAFE);
 	SI_CHECK(p.timer.flags == 0, "flags %#x kept", p.timer.flags);
 	si_mod_timer(&p.timer, jiffies + 1);
 	SI_CHECK(probe_wait(&p, 5 * HZ), "did not fire");

@@ -1240,7 +1240,7 @@ static void after_return_fn(struct si_timer *t)
 	WRITE_ONCE(a->returned, true);
 }
 
-static void after_return_exit(void *data, struct si_timer *timer, si_timer_func_t fn, bool soft)
+static void after_return_exit(void *data, struct si_timer *timer, const void *fn, bool soft)
 {
 	struct after_return *a = data;
 

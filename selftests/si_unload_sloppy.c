@@ -18,7 +18,7 @@
 #include <linux/ktime.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
-#include <si_timer.h>
+#include <si_hrtimer.h>
 #include "si_test.h"
 
 /* The blocking callback returns this long after the exit ran, at most. */
@@ -33,6 +33,8 @@ static struct si_timer *heap_armed, *blocker_heap;
 static atomic_t blockers_started = ATOMIC_INIT(0);
 static struct si_timer *blocker_running;
 static atomic_t periodic_runs = ATOMIC_INIT(0);
+static struct si_hrtimer *hr_armed, *hr_periodic;
+static atomic_t hr_periodic_runs = ATOMIC_INIT(0);
 static u64 loaded_ns;		/* 0 until module_init returned */
 static u64 exit_ns;		/* 0 until the exit ran */
 
@@ -86,6 +88,24 @@ static void blocker_fn(struct si_timer *t)
 		cpu_relax();
 	}
 	si_mod_timer(t, jiffies + 1);
+}
+
+static enum hrtimer_restart hr_armed_fn(struct si_hrtimer *t)
+{
+	return HRTIMER_NORESTART;
+}
+
+static enum hrtimer_restart hr_periodic_fn(struct si_hrtimer *t)
+{
+	atomic_inc(&hr_periodic_runs);
+	si_hrtimer_forward_now(t, ms_to_ktime(1));
+	return HRTIMER_RESTART;
+}
+
+static noinline void sloppy_start_hr(struct si_hrtimer *t, ktime_t in)
+{
+	si_hrtimer_start(t, in, HRTIMER_MODE_REL);
+	barrier();
 }
 
 /* The arming call sites that the report names. */
@@ -180,6 +200,25 @@ SI_CHECKED(t_rearming_itself)
 		expect("armed|queued|running", "periodic_fn", "periodic_fn");
 }
 
+/* si_hrtimers: armed far ahead, and one restarting every ms (leaked memory). */
+SI_CHECKED(t_hrtimers_armed_and_restarting)
+{
+	hr_armed = kzalloc(sizeof(*hr_armed), GFP_KERNEL);
+	hr_periodic = kzalloc(sizeof(*hr_periodic), GFP_KERNEL);
+	if (!SI_CHECK(hr_armed && hr_periodic, "kzalloc failed"))
+		return;
+	si_hrtimer_setup(hr_armed, hr_armed_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL, 0);
+	si_hrtimer_setup(hr_periodic, hr_periodic_fn, CLOCK_BOOTTIME, HRTIMER_MODE_REL,
+			 SI_TIMER_SOFTINTERRUPTIBLE);
+	sloppy_start_hr(hr_armed, ktime_set(600, 0));
+	if (SI_CHECK(si_hrtimer_is_queued(hr_armed), "not queued once started"))
+		expect("armed", "hr_armed_fn", "sloppy_start_hr");
+	sloppy_start_hr(hr_periodic, ms_to_ktime(1));
+	if (SI_CHECK(si_wait_until(atomic_read(&hr_periodic_runs) >= 3, 10000),
+		     "%d runs in 10 s", atomic_read(&hr_periodic_runs)))
+		expect("armed|queued|running", "hr_periodic_fn", "sloppy_start_hr");
+}
+
 /* Cancelled by the exit, as it should be: no report. */
 SI_CHECKED(t_tidy_not_reported)
 {
@@ -192,6 +231,7 @@ static const struct si_test tests[] = {
 	SI_TEST(t_armed_in_module_data),
 	SI_TEST(t_armed_in_leaked_memory),
 	SI_TEST(t_rearming_itself),
+	SI_TEST(t_hrtimers_armed_and_restarting),
 	SI_TEST(t_running_and_queued),
 	SI_TEST(t_tidy_not_reported),
 };

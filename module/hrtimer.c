@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * si_hrtimer: an hrtimer whose callback runs on the executors.
+ *
+ * An si_hrtimer is an si_timer (its base, which the executor queues and
+ * runs as any other, through si_hrtimer_run()) plus a HARD hrtimer (hw)
+ * that stands in for the wheel: the kernel's timerqueue keeps the expiry,
+ * its clock and mode, forwarding and range. Its state is the base's, under
+ * home's lock, with one more way of being pending:
+ *
+ *   SI_STATE_HRARMED  hw armed for this arming; base on home->hr_armed
+ *   SI_STATE_QUEUED   hw fired: on home's queue, its callback not started
+ *   home->running     its callback runs (it returns HRTIMER_RESTART to be
+ *                     armed again at the expiry it left, as __run_hrtimer())
+ *
+ * hw's handler runs in hard interrupt context (also on PREEMPT_RT) on the
+ * CPU hw was armed on, which is home's but for a re-arm while the callback
+ * runs elsewhere or a CPU going down; it only moves the base from HRARMED
+ * to QUEUED under home's lock and wakes the executor. Every arming and
+ * disarming of hw is done under home's lock, so the handler tells a stale
+ * expiry (hw disarmed, or armed again, since it fired) by the state and by
+ * hw being queued again. Lock order: home's lock, then the hrtimer base's
+ * (the handler runs without the latter). A canceller that took hw off
+ * while its handler ran does not return before the handler has: it may
+ * still look at the timer (si_hrtimer_hw_running()).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/export.h>
+#include <linux/hrtimer.h>
+#include "si_timer_internal.h"
+#include "si_trace.h"
+#include "home.h"
+
+#define SI_HRTIMER_FLAGS_VALID	(SI_TIMER_SOFTINTERRUPTIBLE | SI_TIMER_MASK_HRTIMER)
+
+/* hw's handler: due, onto home's queue. */
+static enum hrtimer_restart si_hrtimer_fire(struct hrtimer *hw)
+{
+	struct si_hrtimer *hr = container_of(hw, struct si_hrtimer, hw);
+	struct si_timer *timer = &hr->base;
+	struct si_executor *home;
+	unsigned long flags;
+	bool kick = false;
+
+	trace_si_hrtimer_expire(hr);
+	home = si_lock_home(timer, &flags);
+	if ((timer->state & SI_STATE_HRARMED) && !hrtimer_is_queued(hw)) {
+		/* as si_executor_expire(): a busy executor looks again */
+		kick = si_executor_idle(home);
+		__hlist_del(&timer->node);
+		si_fifo_add(&home->queue[si_queue_of(timer)], timer);
+		si_state_set(timer, (timer->state & ~SI_STATE_HRARMED) | SI_STATE_QUEUED);
+		trace_si_timer_queue(timer, home->cpu);
+	}
+	si_unlock_home(home, flags);
+	if (kick)
+		si_executor_kick(home);
+	return HRTIMER_NORESTART;
+}
+
+/* hw's mode: the caller's ABS/REL, on this CPU, expiring in hardirq. */
+static enum hrtimer_mode si_hw_mode(enum hrtimer_mode mode)
+{
+	return (mode & HRTIMER_MODE_REL) | HRTIMER_MODE_PINNED | HRTIMER_MODE_HARD;
+}
+
+/* Armed, for the caller at @ip, on @home (locked); @state not pending. */
+static void si_hrtimer_hook(struct si_executor *home, struct si_hrtimer *hr, u32 state,
+			    ktime_t tim, u64 range_ns, enum hrtimer_mode mode,
+			    unsigned long ip)
+{
+	struct si_timer *timer = &hr->base;
+
+	si_debug_activate(timer);
+	timer->armed_at = ip;
+	hlist_add_head(&timer->node, &home->hr_armed);
+	si_state_set(timer, state | SI_STATE_HRARMED);
+	hrtimer_start_range_ns(&hr->hw, tim, range_ns, si_hw_mode(mode));
+	trace_si_hrtimer_start(hr, home->cpu);
+}
+
+/* si_unhook() of an HRARMED timer: off home's list, hw disarmed. Home locked. */
+void si_hrtimer_unhook(struct si_executor *home, struct si_timer *timer)
+{
+	__hlist_del(&timer->node);
+	hrtimer_try_to_cancel(&si_hrtimer_of(timer)->hw);
+}
+
+/* hw's handler runs (and may still look at the timer). */
+bool si_hrtimer_hw_running(const struct si_timer *timer)
+{
+	return hrtimer_callback_running(&si_hrtimer_of(timer)->hw);
+}
+
+/* A CPU goes down: its HRARMED timers are homed on @to (both locked). */
+void si_hrtimer_move(struct si_executor *from, struct si_executor *to)
+{
+	struct si_timer *timer;
+	struct hlist_node *tmp;
+
+	hlist_for_each_entry_safe(timer, tmp, &from->hr_armed, node) {
+		__hlist_del(&timer->node);
+		hlist_add_head(&timer->node, &to->hr_armed);
+		si_timer_rehome(timer, to);
+	}
+}
+
+/*
+ * The base's callback, on the executor: the user's, then, for
+ * HRTIMER_RESTART, the timer armed again at the expiry the callback left
+ * (si_hrtimer_forward()), unless it was armed or shut down meanwhile. Only
+ * then is the timer touched after the callback: one that returns
+ * HRTIMER_RESTART is alive.
+ */
+static void si_hrtimer_run(struct si_timer *timer)
+{
+	struct si_hrtimer *hr = si_hrtimer_of(timer);
+	struct si_executor *home;
+	unsigned long flags;
+
+	if (hr->function(hr) == HRTIMER_NORESTART)
+		return;
+	home = si_lock_home(timer, &flags);
+	if (!(timer->state & (SI_STATE_PENDING | SI_STATE_SHUTDOWN))) {
+		si_owner_add(home, timer);
+		si_hrtimer_hook(home, hr, timer->state, hrtimer_get_softexpires(&hr->hw),
+				ktime_to_ns(hrtimer_get_expires(&hr->hw)) -
+				ktime_to_ns(hrtimer_get_softexpires(&hr->hw)),
+				HRTIMER_MODE_ABS, timer->armed_at);
+	}
+	si_unlock_home(home, flags);
+}
+
+static bool si_clock_supported(clockid_t clock_id)
+{
+	return clock_id == CLOCK_MONOTONIC || clock_id == CLOCK_BOOTTIME ||
+	       clock_id == CLOCK_REALTIME || clock_id == CLOCK_TAI;
+}
+
+void si_hrtimer_setup_key(struct si_hrtimer *hr, si_hrtimer_func_t function,
+			  clockid_t clock_id, enum hrtimer_mode mode, unsigned int flags,
+			  const char *name, struct lock_class_key *key)
+{
+	WARN_ONCE(flags & ~SI_HRTIMER_FLAGS_VALID,
+		  "si_timer: invalid si_hrtimer flags %#x for %ps ignored\n",
+		  flags & ~SI_HRTIMER_FLAGS_VALID, function);
+	WARN_ONCE(mode & HRTIMER_MODE_HARD,
+		  "si_timer: si_hrtimer %ps set up in HARD mode: it runs on an executor\n",
+		  function);
+	if (WARN_ONCE(!si_clock_supported(clock_id),
+		      "si_timer: si_hrtimer %ps: clock %d not supported, CLOCK_MONOTONIC used\n",
+		      function, clock_id))
+		clock_id = CLOCK_MONOTONIC;
+	hr->function = function;
+	si_timer_prepare(&hr->base, si_hrtimer_run,
+			 (flags & SI_HRTIMER_FLAGS_VALID) | SI_TIMER_HR, name, key, false,
+			 _RET_IP_);
+	/* REL matters here: hrtimer_setup() takes CLOCK_REALTIME to MONOTONIC */
+	hrtimer_setup(&hr->hw, si_hrtimer_fire, clock_id, si_hw_mode(mode));
+}
+EXPORT_SYMBOL_GPL(si_hrtimer_setup_key);
+
+/* A timer set up by si_hrtimer_setup()? Warned about once otherwise. */
+#define si_hrtimer_misused(hr)							\
+	({									\
+		const struct si_hrtimer *__hr = (hr);				\
+		si_timer_misused(__hr ? &__hr->base : NULL) ||			\
+		WARN_ONCE(!(__hr->base.flags & SI_TIMER_HR),			\
+			  "si_timer: %s() on an si_timer\n", __func__);	\
+	})
+
+/**
+ * si_hrtimer_start_range_ns - (re)arm an si_hrtimer with slack
+ * @hr: the timer
+ * @tim: expiry, absolute or relative to now as @mode says
+ * @range_ns: how much later it may expire
+ * @mode: HRTIMER_MODE_ABS or _REL, optionally _PINNED (and _SOFT)
+ *
+ * As hrtimer_start_range_ns(). The callback runs on the executor of the
+ * calling CPU, or, while it runs, where it runs (it never runs on two
+ * CPUs at once). A timer shut down by unload safety stays off.
+ */
+void si_hrtimer_start_range_ns(struct si_hrtimer *hr, ktime_t tim, u64 range_ns,
+			       enum hrtimer_mode mode)
+{
+	struct si_timer *timer = &hr->base;
+	struct si_executor *home;
+	unsigned long flags;
+	unsigned int cpu;
+	u32 state;
+
+	if (si_hrtimer_misused(hr))
+		return;
+	WARN_ONCE(mode & HRTIMER_MODE_HARD,
+		  "si_timer: si_hrtimer %ps started in HARD mode: it runs on an executor\n",
+		  hr->function);
+	home = si_lock_home(timer, &flags);
+	state = timer->state;
+	if (state & SI_STATE_SHUTDOWN)
+		goto out;
+	cpu = smp_processor_id();
+	if ((home->cpu == cpu && !home->parked) || READ_ONCE(home->running) == timer) {
+		if (!(state & SI_STATE_PENDING))
+			si_owner_add(home, timer);
+		state = si_unhook(home, timer, state);
+	} else {
+		/* a change of home, as si_arm_moving() */
+		if (state & SI_STATE_PENDING)
+			si_owner_del(timer);
+		state = si_unhook(home, timer, state);
+		si_state_set(timer, state | SI_STATE_MIGRATING);
+		raw_spin_unlock(&home->lock);
+		home = si_executor_lock_live(cpu);
+		state = (state & ~SI_STATE_CPUMASK) | home->cpu;
+		si_owner_add(home, timer);
+	}
+	si_hrtimer_hook(home, hr, state, tim, range_ns, mode, _RET_IP_);
+out:
+	si_unlock_home(home, flags);
+}
+EXPORT_SYMBOL_GPL(si_hrtimer_start_range_ns);
+
+/**
+ * si_hrtimer_try_to_cancel - deactivate an si_hrtimer unless its callback runs
+ * @hr: the timer
+ *
+ * Return: as hrtimer_try_to_cancel(): 0 if it was not active, 1 if it was
+ * pending and is not any more, -1 if its callback runs (left alone).
+ */
+int si_hrtimer_try_to_cancel(struct si_hrtimer *hr)
+{
+	struct si_timer *timer = &hr->base;
+	struct si_executor *home;
+	unsigned long flags;
+	int ret = -1;
+
+	if (si_hrtimer_misused(hr))
+		return 0;
+	home = si_lock_home(timer, &flags);
+	/* acquire: cleared without the lock once the callback returned */
+	if (smp_load_acquire(&home->running) != timer && !si_hrtimer_hw_running(timer))
+		ret = si_disarm(home, timer);
+	trace_si_timer_cancel_sync(timer, ret < 0);
+	si_unlock_home(home, flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(si_hrtimer_try_to_cancel);
+
+/**
+ * si_hrtimer_cancel - deactivate an si_hrtimer and wait for its callback
+ * @hr: the timer
+ *
+ * As hrtimer_cancel(), with si_timer_delete_sync()'s rules: not from the
+ * callback itself nor hard interrupt context (-EINVAL), may sleep on
+ * PREEMPT_RT, and where waiting could never end -EDEADLK with a warning.
+ *
+ * Return: 1 if the timer was pending, 0 if not, or the errors above.
+ */
+int si_hrtimer_cancel(struct si_hrtimer *hr)
+{
+	if (si_hrtimer_misused(hr))
+		return 0;
+	return si_timer_cancel_sync(&hr->base, false);
+}
+EXPORT_SYMBOL_GPL(si_hrtimer_cancel);
+
+/**
+ * si_hrtimer_callback_running - does the callback run now?
+ * @hr: the timer
+ *
+ * Unserialised, as hrtimer_callback_running().
+ */
+bool si_hrtimer_callback_running(const struct si_hrtimer *hr)
+{
+	const struct si_timer *timer = &hr->base;
+	u32 state = READ_ONCE(timer->state);
+
+	if (state & SI_STATE_MIGRATING)
+		return false;
+	return READ_ONCE(si_executor_of(state & SI_STATE_CPUMASK)->running) == timer;
+}
+EXPORT_SYMBOL_GPL(si_hrtimer_callback_running);
+
+/**
+ * si_hrtimer_active - pending, or its callback running?
+ * @hr: the timer
+ *
+ * Unserialised, as hrtimer_active(): true if the timer is armed, expired
+ * with its callback not started, or its callback runs.
+ */
+bool si_hrtimer_active(const struct si_hrtimer *hr)
+{
+	return si_timer_pending(&hr->base) || si_hrtimer_callback_running(hr);
+}
+EXPORT_SYMBOL_GPL(si_hrtimer_active);
