@@ -37,6 +37,11 @@ struct si_hrtimer {
 void si_hrtimer_setup_key(struct si_hrtimer *timer, si_hrtimer_func_t function,
 			  clockid_t clock_id, enum hrtimer_mode mode, unsigned int flags,
 			  const char *name, struct lock_class_key *key);
+void si_hrtimer_setup_on_stack_key(struct si_hrtimer *timer, si_hrtimer_func_t function,
+				   clockid_t clock_id, enum hrtimer_mode mode,
+				   unsigned int flags, const char *name,
+				   struct lock_class_key *key);
+void si_destroy_hrtimer_on_stack(struct si_hrtimer *timer);
 
 /**
  * si_hrtimer_setup - prepare an si_hrtimer for first use
@@ -50,17 +55,32 @@ void si_hrtimer_setup_key(struct si_hrtimer *timer, si_hrtimer_func_t function,
  * As hrtimer_setup(). Each call site gets its own lockdep class.
  */
 #ifdef CONFIG_LOCKDEP
-#define si_hrtimer_setup(timer, function, clock_id, mode, flags)		\
+#define __si_hrtimer_setup(_init, timer, function, clock_id, mode, flags)	\
 	do {									\
 		static struct lock_class_key __key;				\
-		si_hrtimer_setup_key((timer), (function), (clock_id), (mode),	\
-				     (flags), #timer, &__key);			\
+		_init((timer), (function), (clock_id), (mode), (flags), #timer,	\
+		      &__key);							\
 	} while (0)
 #else
-#define si_hrtimer_setup(timer, function, clock_id, mode, flags)		\
-	si_hrtimer_setup_key((timer), (function), (clock_id), (mode), (flags),	\
-			     NULL, NULL)
+#define __si_hrtimer_setup(_init, timer, function, clock_id, mode, flags)	\
+	_init((timer), (function), (clock_id), (mode), (flags), NULL, NULL)
 #endif
+#define si_hrtimer_setup(timer, function, clock_id, mode, flags)		\
+	__si_hrtimer_setup(si_hrtimer_setup_key, timer, function, clock_id, mode, flags)
+
+/**
+ * si_hrtimer_setup_on_stack - prepare an on-stack si_hrtimer
+ * @timer: the timer
+ * @function: the callback
+ * @clock_id: the clock
+ * @mode: the mode
+ * @flags: SI_TIMER_* flags
+ *
+ * As hrtimer_setup_on_stack(); balance with si_destroy_hrtimer_on_stack().
+ */
+#define si_hrtimer_setup_on_stack(timer, function, clock_id, mode, flags)	\
+	__si_hrtimer_setup(si_hrtimer_setup_on_stack_key, timer, function,	\
+			   clock_id, mode, flags)
 
 void si_hrtimer_start_range_ns(struct si_hrtimer *timer, ktime_t tim, u64 range_ns,
 			       enum hrtimer_mode mode);

@@ -43,6 +43,16 @@ static inline void hrtimer_setup(struct hrtimer *timer,
 }
 #endif
 
+#ifndef SI_HAVE_HRTIMER_SETUP_ON_STACK
+static inline void hrtimer_setup_on_stack(struct hrtimer *timer,
+					  enum hrtimer_restart (*function)(struct hrtimer *),
+					  clockid_t clock_id, enum hrtimer_mode mode)
+{
+	hrtimer_init_on_stack(timer, clock_id, mode);
+	timer->function = function;
+}
+#endif
+
 /* hrtimer_callback_running(): in hrtimer_bases.h since 7.x, not included by hrtimer.h. */
 #ifdef SI_HAVE_HRTIMER_BASES_H
 #include <linux/hrtimer_bases.h>

@@ -84,6 +84,40 @@ static unsigned int batch_us = 2000;
 module_param(batch_us, uint, 0644);
 MODULE_PARM_DESC(batch_us, "a batch of callbacks starts no new one after this many us (default 2000); writable");
 
+/*
+ * PREEMPT_RT: the priority soft-interruptible batches run at, -1 = the
+ * executor's (prio=). Soft hrtimers and timer_list callbacks run in
+ * ktimers/N at SCHED_FIFO 1, where the executor runs by default: a busy
+ * soft-interruptible callback then holds them back as any busy FIFO 1
+ * thread would, mask or not. Below ktimers (0 = SCHED_OTHER) they run in
+ * the middle of it, at the price of a callback that CFS tasks may delay
+ * and of two priority changes per batch (Documentation/hrtimers.md).
+ * Without PREEMPT_RT a soft batch runs with preemption disabled, and the
+ * timer softirqs at irq exit: ignored there.
+ */
+static int soft_prio = -1;
+
+static int si_soft_prio_set(const char *val, const struct kernel_param *kp)
+{
+	int v, ret = kstrtoint(val, 0, &v);
+
+	if (ret)
+		return ret;
+	if (v < -1 || v > 99) {
+		pr_err("soft_prio=%d out of range -1-99\n", v);
+		return -EINVAL;
+	}
+	WRITE_ONCE(soft_prio, v);
+	return 0;
+}
+
+static const struct kernel_param_ops si_soft_prio_ops = {
+	.set = si_soft_prio_set,
+	.get = param_get_int,
+};
+module_param_cb(soft_prio, &si_soft_prio_ops, &soft_prio, 0644);
+MODULE_PARM_DESC(soft_prio, "PREEMPT_RT: priority of soft-interruptible batches, -1 = prio's (default), 0 = SCHED_OTHER (below ktimers: soft hrtimers run in the middle of them), 1-99 = SCHED_FIFO; writable");
+
 /* The executor whose thread is current, or NULL. */
 struct si_executor *si_executor_current(void)
 {
@@ -522,9 +556,23 @@ static unsigned long si_soft_mask(enum si_queue q)
  * @e's lock. A canceller waiting for one of them (si_executor_wait_callback())
  * ends the batch. Returns true if it stopped with callbacks left to run.
  */
+static int si_executor_set_prio(struct task_struct *task, unsigned int cpu, int prio);
+
+/* PREEMPT_RT: a soft batch at soft_prio; returns the priority to go back to, or -1. */
+static int si_soft_prio_enter(struct si_executor *e)
+{
+	int to = READ_ONCE(soft_prio), from = READ_ONCE(si_prio);
+
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT) || to < 0 || to == from ||
+	    si_executor_set_prio(current, e->cpu, to))
+		return -1;
+	return from;
+}
+
 static bool si_run_batch(struct si_executor *e, enum si_queue q)
 {
 	unsigned int softirqs[NR_SOFTIRQS];
+	int restore_prio = -1;
 	struct si_timer *timer;
 	u64 budget = si_ns_to_clock((u64)READ_ONCE(batch_us) * NSEC_PER_USEC);
 	unsigned long masked = 0;
@@ -553,6 +601,7 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 		masked = si_soft_mask(q);
 		si_vecmask_disable(masked);
 		soft = true;
+		restore_prio = si_soft_prio_enter(e);
 		si_softirqs_read(e->cpu, softirqs);
 	} else {
 		/*
@@ -616,6 +665,9 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 		si_vecmask_enable(masked);
 	if (soft && !IS_ENABLED(CONFIG_PREEMPT_RT))
 		preempt_enable();
+	/* prio= written meanwhile: si_executors_set_prio() set the new one */
+	if (restore_prio >= 0 && restore_prio == READ_ONCE(si_prio))
+		si_executor_set_prio(current, e->cpu, restore_prio);
 	if (atomic_read(&e->cb_waiters))
 		si_let_waiters_in(e);
 	else

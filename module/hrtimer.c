@@ -138,9 +138,10 @@ static bool si_clock_supported(clockid_t clock_id)
 	       clock_id == CLOCK_REALTIME || clock_id == CLOCK_TAI;
 }
 
-void si_hrtimer_setup_key(struct si_hrtimer *hr, si_hrtimer_func_t function,
-			  clockid_t clock_id, enum hrtimer_mode mode, unsigned int flags,
-			  const char *name, struct lock_class_key *key)
+static void si_hrtimer_init(struct si_hrtimer *hr, si_hrtimer_func_t function,
+			    clockid_t clock_id, enum hrtimer_mode mode, unsigned int flags,
+			    const char *name, struct lock_class_key *key, bool on_stack,
+			    unsigned long caller)
 {
 	WARN_ONCE(flags & ~SI_HRTIMER_FLAGS_VALID,
 		  "si_timer: invalid si_hrtimer flags %#x for %ps ignored\n",
@@ -154,12 +155,43 @@ void si_hrtimer_setup_key(struct si_hrtimer *hr, si_hrtimer_func_t function,
 		clock_id = CLOCK_MONOTONIC;
 	hr->function = function;
 	si_timer_prepare(&hr->base, si_hrtimer_run,
-			 (flags & SI_HRTIMER_FLAGS_VALID) | SI_TIMER_HR, name, key, false,
-			 _RET_IP_);
+			 (flags & SI_HRTIMER_FLAGS_VALID) | SI_TIMER_HR, name, key, on_stack,
+			 caller);
 	/* REL matters here: hrtimer_setup() takes CLOCK_REALTIME to MONOTONIC */
-	hrtimer_setup(&hr->hw, si_hrtimer_fire, clock_id, si_hw_mode(mode));
+	if (on_stack)
+		hrtimer_setup_on_stack(&hr->hw, si_hrtimer_fire, clock_id, si_hw_mode(mode));
+	else
+		hrtimer_setup(&hr->hw, si_hrtimer_fire, clock_id, si_hw_mode(mode));
+}
+
+void si_hrtimer_setup_key(struct si_hrtimer *hr, si_hrtimer_func_t function,
+			  clockid_t clock_id, enum hrtimer_mode mode, unsigned int flags,
+			  const char *name, struct lock_class_key *key)
+{
+	si_hrtimer_init(hr, function, clock_id, mode, flags, name, key, false, _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(si_hrtimer_setup_key);
+
+void si_hrtimer_setup_on_stack_key(struct si_hrtimer *hr, si_hrtimer_func_t function,
+				   clockid_t clock_id, enum hrtimer_mode mode,
+				   unsigned int flags, const char *name,
+				   struct lock_class_key *key)
+{
+	si_hrtimer_init(hr, function, clock_id, mode, flags, name, key, true, _RET_IP_);
+}
+EXPORT_SYMBOL_GPL(si_hrtimer_setup_on_stack_key);
+
+/**
+ * si_destroy_hrtimer_on_stack - the end of an on-stack si_hrtimer's life
+ * @hr: the timer, not active (with debugobjects, one that is gets reported
+ *	and cancelled)
+ */
+void si_destroy_hrtimer_on_stack(struct si_hrtimer *hr)
+{
+	si_destroy_timer_on_stack(&hr->base);
+	destroy_hrtimer_on_stack(&hr->hw);
+}
+EXPORT_SYMBOL_GPL(si_destroy_hrtimer_on_stack);
 
 /* A timer set up by si_hrtimer_setup()? Warned about once otherwise. */
 #define si_hrtimer_misused(hr)							\

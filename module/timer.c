@@ -230,7 +230,7 @@ EXPORT_SYMBOL_GPL(si_init_timer_on_stack_key);
 void si_destroy_timer_on_stack(struct si_timer *timer)
 {
 	WARN_ONCE(si_timer_pending(timer), "si_timer: on-stack timer %ps destroyed pending\n",
-		  timer->function);
+		  si_callback_of(timer));
 	si_debug_free(timer);
 }
 EXPORT_SYMBOL_GPL(si_destroy_timer_on_stack);

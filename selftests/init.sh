@@ -21,7 +21,9 @@
 #          bench_icount boots run the cost benchmarks (B3, B6), bench_scale
 #          boots B9 (also -icount), bench_flood boots B7 alone (its extra
 #          boots on RT kernels), the other boots the rest.
-#          si_bench_quick=1 runs each one briefly. check mode runs all of
+#          si_bench_quick=1 runs each one briefly; si_bench_only=B10 (or
+#          other si_timer_bench ids) runs only those in the bench boot
+#          (bench.py --only). check mode runs all of
 #          them so, as a smoke test (bench/bench.py checks the lines).
 # Every mode ends with the line SI_TIMER_HARNESS_DONE and powers off.
 
@@ -220,14 +222,21 @@ trace_begin() {
 	echo 1 > "$TRACEFS/tracing_on"
 }
 trace_check() {
-	local t=$1 fn i=0 ev text line
+	local t=$1 expect
 	echo 0 > "$TRACEFS/events/si_timer/enable"
-	# shellcheck disable=SC2046
-	set -- $(dmesg | sed -n 's/.*# SI_TRACE_EXPECT //p' | tail -n 1)
-	[ $# -gt 1 ] || { why="$t announced no trace"; return 1; }
-	fn=$1
-	shift
-	grep " si_timer_[a-z_]*: .*function=$fn " "$TRACEFS/trace" > "/tmp/trace.$t"
+	dmesg | sed -n 's/.*# SI_TRACE_EXPECT //p' > "/tmp/expect.$t"
+	[ -s "/tmp/expect.$t" ] || { why="$t announced no trace"; return 1; }
+	while read -r expect; do
+		# shellcheck disable=SC2086
+		trace_check_one "$t" $expect || return 1
+	done < "/tmp/expect.$t"
+}
+# One announcement: callback $2, then its events.
+trace_check_one() {
+	local t=$1 fn=$2 i=0 ev text line
+	shift 2
+	[ $# -gt 0 ] || { why="$t announced no events for $fn"; return 1; }
+	grep " si_[a-z_]*: .*function=$fn " "$TRACEFS/trace" > "/tmp/trace.$t"
 	for ev in "$@"; do
 		i=$((i + 1))
 		text=${ev#*:}
@@ -396,6 +405,9 @@ t_prio_0() {
 t_prio_out_of_range_refused() {
 	param_refused prio=100 "Invalid argument" "prio=100 out of range 0-99"
 }
+t_soft_prio_out_of_range_refused() {
+	param_refused soft_prio=-2 "Invalid argument" "soft_prio=-2 out of range -1-99"
+}
 
 # A kernel booted with preempt=MODE (vm.sh's NAME-full) really runs in that
 # mode: the tests there rely on it. Reported only on such a boot.
@@ -417,7 +429,7 @@ check_mode() {
 	grep -q ' preempt=' /proc/cmdline && preempt=preempt_model
 	local t tests='' params="vecmask_off vecmask_on vecmask_auto_falls_back \
 		vecmask_on_refused_without_hooks vecmask_unknown_refused prio_0 \
-		prio_out_of_range_refused"
+		prio_out_of_range_refused soft_prio_out_of_range_refused"
 	# si_only_modules: a boot for one test module's sake (NAME-lockdep-CASE)
 	if ! grep -q ' si_only_modules=1' /proc/cmdline; then
 		# shellcheck disable=SC2086
@@ -468,6 +480,8 @@ run_mode() {
 
 # --- benchmarks (bench/): each insmod runs its benchmarks in module_init.
 bench_quick=$(sed -n 's/.* si_bench_quick=\([01]\).*/\1/p' /proc/cmdline)
+# bench.py --only: these benchmarks of the latency boot alone
+bench_only=$(sed -n 's/.* si_bench_only=\([A-Za-z0-9,]*\).*/\1/p' /proc/cmdline)
 BENCH=/si/bench
 # Copy this module's result lines to the console unless the console has them.
 bench_out() {
@@ -481,7 +495,8 @@ bench_load() {
 	dmesg -c > /dev/null
 	if [ "$si" != none ]; then
 		# shellcheck disable=SC2086
-		insmod "$SI" $si || { echo "SI_BENCH_ERROR insmod si_timer $si failed"; return 1; }
+		insmod "$SI" $si $(params_of si_timer) ||
+			{ echo "SI_BENCH_ERROR insmod si_timer $si failed"; return 1; }
 	fi
 	insmod "$BENCH/$mod.ko" quick="${bench_quick:-0}" "$@" ||
 		echo "SI_BENCH_ERROR insmod $mod $* failed"
@@ -490,7 +505,11 @@ bench_load() {
 	[ "$si" = none ] || rmmod si_timer
 }
 bench_latency() {
-	bench_load "" si_timer_bench only=B1,B4,B5
+	if [ -n "$bench_only" ]; then
+		bench_load "" si_timer_bench only="$bench_only"
+		return
+	fi
+	bench_load "" si_timer_bench only=B1,B4,B5,B10
 	# B7: the executors above the FIFO 50 flood
 	grep -q PREEMPT_RT /proc/version &&
 		bench_load "prio=60" si_timer_bench only=B7

@@ -71,10 +71,17 @@ static enum hrtimer_restart probe_fn(struct si_hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/* Probes live on the stack: set up and destroyed as on-stack timers. */
 static void probe_setup(struct probe *p, clockid_t clock, unsigned int flags)
 {
 	memset(p, 0, sizeof(*p));
-	si_hrtimer_setup(&p->t, probe_fn, clock, HRTIMER_MODE_REL, flags);
+	si_hrtimer_setup_on_stack(&p->t, probe_fn, clock, HRTIMER_MODE_REL, flags);
+}
+
+static void probe_end(struct probe *p)
+{
+	si_hrtimer_cancel(&p->t);
+	si_destroy_hrtimer_on_stack(&p->t);
 }
 
 static bool probe_wait(struct probe *p, int runs, unsigned int ms)
@@ -96,10 +103,11 @@ static void run_once(unsigned int flags, const char *mode)
 	probe_setup(&p, CLOCK_MONOTONIC, flags);
 	preempt_disable();
 	here = smp_processor_id();
-	si_hrtimer_start(&p.t, ms_to_ktime(2), HRTIMER_MODE_REL);
-	preempt_enable();
+	si_hrtimer_start(&p.t, ktime_set(10, 0), HRTIMER_MODE_REL);
 	SI_CHECK(si_hrtimer_is_queued(&p.t) && si_hrtimer_active(&p.t),
 		 "%s: not queued and active once started", mode);
+	si_hrtimer_start(&p.t, ms_to_ktime(2), HRTIMER_MODE_REL);	/* re-armed */
+	preempt_enable();
 	if (!SI_CHECK(probe_wait(&p, 1, 5000), "%s: did not run in 5 s", mode))
 		goto out;
 	msleep(20);
@@ -115,7 +123,7 @@ static void run_once(unsigned int flags, const char *mode)
 	else
 		SI_CHECK(p.in_softirq_serving, "%s: not in softirq-serving state", mode);
 out:
-	si_hrtimer_cancel(&p.t);
+	probe_end(&p);
 }
 
 SI_CHECKED(t_runs_once_on_its_executor)
@@ -145,7 +153,7 @@ SI_CHECKED(t_abs_on_each_clock)
 			 clocks[i].name, si_hrtimer_get_expires(&p.t), at);
 		SI_CHECK(probe_wait(&p, 1, 5000), "%s: did not run", clocks[i].name);
 		SI_CHECK(p.late_ns >= 0, "%s: ran %lld ns early", clocks[i].name, -p.late_ns);
-		si_hrtimer_cancel(&p.t);
+		probe_end(&p);
 	}
 }
 
@@ -164,7 +172,7 @@ SI_CHECKED(t_restart_periodic)
 	SI_CHECK(!p.bad_period, "expiries less than a period apart");
 	SI_CHECK(p.late_ns >= 0, "ran %lld ns early", -p.late_ns);
 	SI_CHECK(!si_hrtimer_active(&p.t), "active after the last NORESTART");
-	si_hrtimer_cancel(&p.t);
+	probe_end(&p);
 }
 
 /* start_range_ns(): the slack is the hard expiry's, the soft one is kept. */
@@ -180,7 +188,7 @@ SI_CHECKED(t_range_ns)
 	SI_CHECK(slack == 3 * NSEC_PER_MSEC, "slack %lld ns", slack);
 	SI_CHECK(probe_wait(&p, 1, 5000), "did not run");
 	SI_CHECK(p.late_ns >= 0, "ran %lld ns before its soft expiry", -p.late_ns);
-	si_hrtimer_cancel(&p.t);
+	probe_end(&p);
 }
 
 /* The return values of hrtimer_try_to_cancel() and hrtimer_cancel(). */
@@ -202,6 +210,7 @@ SI_CHECKED(t_cancel_return_values)
 	SI_CHECK((ret = si_hrtimer_cancel(&p.t)) == 0, "second cancel: %d", ret);
 	msleep(20);
 	SI_CHECK(atomic_read(&p.runs) == 0, "ran %d times", atomic_read(&p.runs));
+	probe_end(&p);
 }
 
 /* On the CPU of the caller: arm 2 ms ahead, so that the handler fires there. */
@@ -212,20 +221,19 @@ static void arm_here(void *data)
 	si_hrtimer_start(&p->t, ms_to_ktime(2), HRTIMER_MODE_REL_PINNED);
 }
 
-/* A CPU other than ours, where a blocking callback will not starve us. */
-static int other_cpu(void)
+/* An online CPU other than @not (-1: none). */
+static int other_cpu(int not)
 {
-	int here = raw_smp_processor_id(), cpu = si_test_next_cpu(here);
+	unsigned int cpu = cpumask_any_but(cpu_online_mask, not);
 
-	if (cpu < 0)
-		cpu = si_test_next_cpu(-1);
-	return cpu == here ? -1 : cpu;
+	return cpu < nr_cpu_ids ? cpu : -1;
 }
 
 /* A running callback: try_to_cancel says -1, cancel waits for it. */
 SI_CHECKED(t_running_callback)
 {
-	int cpu = other_cpu();
+	/* not ours, where a blocking callback would starve us */
+	int cpu = other_cpu(raw_smp_processor_id());
 	struct probe p;
 	int ret;
 
@@ -235,7 +243,8 @@ SI_CHECKED(t_running_callback)
 	}
 	probe_setup(&p, CLOCK_MONOTONIC, SI_TIMER_SOFTINTERRUPTIBLE);
 	p.block = true;
-	si_ktap_run_on_cpu(cpu, arm_here, &p, false, 0);
+	/* by IPI: a thread there would wait for the callback to end to exit */
+	smp_call_function_single(cpu, arm_here, &p, 1);
 	if (!SI_CHECK(si_wait_until(si_hrtimer_callback_running(&p.t), 5000),
 		      "callback not running within 5 s"))
 		goto out;
@@ -249,6 +258,7 @@ out:
 	SI_CHECK((ret = si_hrtimer_cancel(&p.t)) == 0, "cancel: %d", ret);
 	SI_CHECK(!si_hrtimer_callback_running(&p.t) && !si_hrtimer_active(&p.t),
 		 "still running or active after the cancel");
+	probe_end(&p);
 }
 
 /* A callback restarting itself every ms is stopped for good by a cancel. */
@@ -269,6 +279,7 @@ SI_CHECKED(t_cancel_stops_restarting)
 	SI_CHECK(atomic_read(&p.runs) == runs, "ran %d times after the cancel (returned %d)",
 		 atomic_read(&p.runs) - runs, ret);
 	SI_CHECK(!si_hrtimer_active(&p.t), "active after the cancel");
+	probe_end(&p);
 }
 
 /* Armed by its own callback, which then returns RESTART: the arming wins. */
@@ -287,6 +298,7 @@ SI_CHECKED(t_start_in_callback_wins_over_restart)
 		 "runs %d, queued %d, due in %lld ms", atomic_read(&p.runs),
 		 si_hrtimer_is_queued(&p.t), in_ms);
 	SI_CHECK(si_hrtimer_cancel(&p.t) == 1, "not pending");
+	probe_end(&p);
 }
 
 /* --- the HARD handler's window, held open by a probe on si_hrtimer_expire --- */
@@ -294,27 +306,29 @@ SI_CHECKED(t_start_in_callback_wins_over_restart)
 static struct {
 	struct si_hrtimer *timer;	/* held when its handler fires */
 	bool held, release, timed_out;
-	u64 acting_ns;			/* the partner acts: let go 5 ms later */
+	bool release_on_disarm;		/* let go 2 ms after a cancel disarmed it */
 	u64 released_ns;		/* the handler went on */
 } hw_hold;
 
 /*
- * Holds the handler of hw_hold.timer until told, or 5 ms after the partner
- * started acting (a cancel, which must wait for us), or 500 ms: a hard
- * interrupt handler, and a partner that may never come (timed out: the
- * round did not reach its window).
+ * Holds the handler of hw_hold.timer until told, or 2 ms after a cancel
+ * (which must wait for us) took it off, or 500 ms: a hard interrupt
+ * handler, and a partner that may never come (timed out: the round did not
+ * reach its window).
  */
 static void hw_hold_probe(void *data, struct si_hrtimer *hr)
 {
-	u64 start = ktime_get_ns(), now, acting;
+	u64 start = ktime_get_ns(), now, disarmed = 0;
 
 	if (READ_ONCE(hw_hold.timer) != hr)
 		return;
 	WRITE_ONCE(hw_hold.held, true);
 	for (;;) {
 		now = ktime_get_ns();
-		acting = READ_ONCE(hw_hold.acting_ns);
-		if (READ_ONCE(hw_hold.release) || (acting && now > acting + 5 * NSEC_PER_MSEC))
+		if (READ_ONCE(hw_hold.release_on_disarm) && !disarmed &&
+		    !(READ_ONCE(hr->base.state) & SI_STATE_HRARMED))
+			disarmed = now;
+		if (READ_ONCE(hw_hold.release) || (disarmed && now > disarmed + 2 * NSEC_PER_MSEC))
 			break;
 		if (now > start + 500 * NSEC_PER_MSEC) {
 			WRITE_ONCE(hw_hold.timed_out, true);
@@ -343,7 +357,6 @@ static void hw_act(void *data)
 
 	if (!si_spin_until(READ_ONCE(hw_hold.held), 3000))
 		return;
-	WRITE_ONCE(hw_hold.acting_ns, ktime_get_ns());
 	switch (r->action) {
 	case HW_REARM:
 		si_hrtimer_start(&r->p->t, ktime_set(10, 0), HRTIMER_MODE_REL);
@@ -369,6 +382,7 @@ static bool hw_round(struct probe *p, enum hw_action action, int arm_cpu, int ac
 
 	*r = (struct hw_round){ .p = p, .action = action };
 	memset(&hw_hold, 0, sizeof(hw_hold));
+	hw_hold.release_on_disarm = action == HW_CANCEL;
 	WRITE_ONCE(hw_hold.timer, &p->t);
 	if (si_ktap_cpu_work_create(&w, act_cpu, hw_act, r, false))
 		return false;
@@ -383,7 +397,7 @@ static bool hw_round(struct probe *p, enum hw_action action, int arm_cpu, int ac
 
 SI_CHECKED(t_hard_handler_window)
 {
-	int arm_cpu = raw_smp_processor_id(), act_cpu = other_cpu();
+	int arm_cpu = raw_smp_processor_id(), act_cpu = other_cpu(arm_cpu);
 	unsigned int reached[3] = { 0 }, i;
 	struct hw_round r;
 	struct probe p;
@@ -406,14 +420,14 @@ SI_CHECKED(t_hard_handler_window)
 				 "re-armed 10 s ahead in the handler's window: ran %d times, queued %d",
 				 atomic_read(&p.runs), si_hrtimer_is_queued(&p.t));
 		}
-		si_hrtimer_cancel(&p.t);
+		probe_end(&p);
 
 		probe_setup(&p, CLOCK_MONOTONIC, 0);
 		if (hw_round(&p, HW_TRY_TO_CANCEL, arm_cpu, act_cpu, &r)) {
 			reached[HW_TRY_TO_CANCEL]++;
 			SI_CHECK(r.ret == -1, "try_to_cancel in the handler's window: %d", r.ret);
 		}
-		si_hrtimer_cancel(&p.t);
+		probe_end(&p);
 
 		probe_setup(&p, CLOCK_MONOTONIC, 0);
 		if (hw_round(&p, HW_CANCEL, arm_cpu, act_cpu, &r)) {
@@ -426,7 +440,7 @@ SI_CHECKED(t_hard_handler_window)
 			SI_CHECK(atomic_read(&p.runs) == 0, "ran %d times after the cancel",
 				 atomic_read(&p.runs));
 		}
-		si_hrtimer_cancel(&p.t);
+		probe_end(&p);
 	}
 	unregister_trace_si_hrtimer_expire(hw_hold_probe, NULL);
 	tracepoint_synchronize_unregister();
@@ -444,7 +458,10 @@ SI_CHECKED(t_hard_handler_window)
  * any CPU (so homes change all the time), its callback being the only
  * other party: it may restart (forward + HRTIMER_RESTART), unless a start
  * armed it meanwhile (forwarding a queued timer is a bug, as for an
- * hrtimer: @restart_lock orders the two). Checked
+ * hrtimer: @restart_lock orders the two). Which arming a callback runs for
+ * is not known (a start and a cancel may come between its expiry and its
+ * start), so "never early" is checked against the earliest soft expiry of
+ * the armings since no arming was pending (@min_soft). Checked
  * throughout: never early, never concurrent with itself, nothing runs
  * after a cancel returned until the next start, try_to_cancel's -1 only
  * while the callback or the handler runs.
@@ -459,7 +476,19 @@ struct st_slot {
 	atomic_t in_cb;
 	bool quiet;		/* cancelled: no callback until the next start */
 	int restarts;		/* left to do */
+	bool outstanding;	/* armings since none was pending, under restart_lock */
+	ktime_t min_soft;	/* ... and their earliest soft expiry */
 };
+
+/* An arming of @s made, its soft expiry set (restart_lock held). */
+static void st_armed(struct st_slot *s)
+{
+	ktime_t soft = hrtimer_get_softexpires(&s->t.hw);
+
+	if (!s->outstanding || ktime_before(soft, s->min_soft))
+		s->min_soft = soft;
+	s->outstanding = true;
+}
 
 static struct st_slot *st_slots;
 static atomic_long_t st_ops, st_runs, st_busy_seen, st_viol_early, st_viol_self,
@@ -469,8 +498,8 @@ static bool st_stop;
 static enum hrtimer_restart st_fn(struct si_hrtimer *t)
 {
 	struct st_slot *s = container_of(t, struct st_slot, t);
-	ktime_t now = si_hrtimer_cb_get_time(t);
 	enum hrtimer_restart ret = HRTIMER_NORESTART;
+	ktime_t now;
 
 	if (atomic_inc_return(&s->in_cb) != 1)
 		atomic_long_inc(&st_viol_self);
@@ -478,13 +507,16 @@ static enum hrtimer_restart st_fn(struct si_hrtimer *t)
 		atomic_long_inc(&st_viol_after_cancel);
 	atomic_long_inc(&st_runs);
 	spin_lock_bh(&s->restart_lock);
-	/* the expiry read is this run's unless a start armed it again meanwhile */
-	if (!si_hrtimer_is_queued(t) && ktime_before(now, hrtimer_get_softexpires(&t->hw)))
+	now = si_hrtimer_cb_get_time(t);
+	if (!s->outstanding || ktime_before(now, s->min_soft))
 		atomic_long_inc(&st_viol_early);
+	if (!si_hrtimer_is_queued(t))
+		s->outstanding = false;
 	if (READ_ONCE(s->restarts) > 0 && !si_hrtimer_is_queued(t)) {
 		WRITE_ONCE(s->restarts, s->restarts - 1);
 		si_hrtimer_forward_now(t, ns_to_ktime((100 + get_random_u32_below(400)) *
 						     NSEC_PER_USEC));
+		st_armed(s);
 		ret = HRTIMER_RESTART;
 	}
 	spin_unlock_bh(&s->restart_lock);
@@ -507,6 +539,7 @@ static void st_op(struct st_slot *s)
 					  ns_to_ktime(get_random_u32_below(1000) * NSEC_PER_USEC),
 					  r == 1 ? 50 * NSEC_PER_USEC : 0,
 					  r == 2 ? HRTIMER_MODE_REL_PINNED : HRTIMER_MODE_REL);
+		st_armed(s);
 		spin_unlock_bh(&s->restart_lock);
 		break;
 	case 4 ... 5:
@@ -568,7 +601,8 @@ SI_CHECKED(t_stress)
 	si_diag("%ld operations, %ld callbacks, -1 from try_to_cancel %ld times, %u threads",
 		atomic_long_read(&st_ops), atomic_long_read(&st_runs),
 		atomic_long_read(&st_busy_seen), n);
-	SI_CHECK(!atomic_long_read(&st_viol_early), "%ld callbacks ran early",
+	SI_CHECK(!atomic_long_read(&st_viol_early),
+		 "%ld callbacks ran early, or with no arming made",
 		 atomic_long_read(&st_viol_early));
 	SI_CHECK(!atomic_long_read(&st_viol_self), "%ld callbacks ran concurrently with themselves",
 		 atomic_long_read(&st_viol_self));
@@ -585,6 +619,39 @@ out:
 	kfree(st_slots);
 }
 
+static atomic_t dobj_runs;
+
+static enum hrtimer_restart dobj_hr_fn(struct si_hrtimer *t)
+{
+	atomic_inc(&dobj_runs);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * Freed while armed: debugobjects reports it (the base as an si_timer
+ * naming our callback, its HARD hrtimer as an hrtimer) and the fixups
+ * take both off before the memory is reused.
+ */
+SI_CHECKED(t_debugobjects_free_armed)
+{
+	struct si_hrtimer *t;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_OBJECTS_TIMERS)) {
+		si_skip("CONFIG_DEBUG_OBJECTS_TIMERS is off");
+		return;
+	}
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!SI_CHECK(t, "no memory"))
+		return;
+	si_hrtimer_setup(t, dobj_hr_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL, 0);
+	si_hrtimer_start(t, ktime_set(3600, 0), HRTIMER_MODE_REL);
+	si_expect_warn("object type: si_timer hint: dobj_hr_fn+");
+	si_expect_warn("object type: hrtimer hint: si_hrtimer_fire+");
+	kfree(t);
+	msleep(20);
+	SI_CHECK(!atomic_read(&dobj_runs), "its callback ran %d times", atomic_read(&dobj_runs));
+}
+
 /* Misuse: warned about once, nothing armed. */
 SI_CHECKED(t_misuse)
 {
@@ -598,12 +665,13 @@ SI_CHECKED(t_misuse)
 	probe_setup(&p, CLOCK_MONOTONIC, SI_TIMER_PINNED);
 	SI_CHECK(!(p.t.base.flags & SI_TIMER_PINNED), "flag kept");
 	si_expect_warn("not supported, CLOCK_MONOTONIC used");
+	probe_end(&p);
 	probe_setup(&p, CLOCK_PROCESS_CPUTIME_ID, 0);
 	si_expect_warn("started in HARD mode");
 	si_hrtimer_start(&p.t, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
 	SI_CHECK(probe_wait(&p, 1, 5000) && expected_comm(&p),
 		 "a HARD start did not run on an executor");
-	si_hrtimer_cancel(&p.t);
+	probe_end(&p);
 }
 
 static const struct si_test tests[] = {
@@ -617,6 +685,7 @@ static const struct si_test tests[] = {
 	SI_TEST(t_start_in_callback_wins_over_restart),
 	SI_TEST(t_hard_handler_window),
 	SI_TEST(t_stress),
+	SI_TEST(t_debugobjects_free_armed),
 	SI_TEST(t_misuse),
 };
 

@@ -23,7 +23,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <uapi/linux/sched/types.h>
-#include <si_timer.h>
+#include <si_hrtimer.h>
 #include "si_test.h"
 
 static int home_cpu;
@@ -164,6 +164,108 @@ SI_CHECKED(t_pending_timer_fires_after_offline)
 	}
 	si_timer_delete_sync(&a.timer);
 	si_timer_delete_sync(&b.timer);
+	target_up();
+}
+
+/* --- si_hrtimers: handed over with the wheels, their HARD hrtimers by the kernel --- */
+
+struct hp_hr {
+	struct si_hrtimer t;
+	atomic_t runs;
+	int cpu;
+	char comm[TASK_COMM_LEN];
+	bool periodic;		/* every ms */
+};
+
+static enum hrtimer_restart hp_hr_fn(struct si_hrtimer *t)
+{
+	struct hp_hr *h = container_of(t, struct hp_hr, t);
+
+	h->cpu = raw_smp_processor_id();
+	strscpy(h->comm, current->comm, sizeof(h->comm));
+	atomic_inc(&h->runs);
+	if (!h->periodic)
+		return HRTIMER_NORESTART;
+	si_hrtimer_forward_now(t, ms_to_ktime(1));
+	return HRTIMER_RESTART;
+}
+
+struct hp_hr_arm {
+	struct hp_hr *h;
+	ktime_t in;
+};
+
+static void hp_hr_start(void *data)
+{
+	struct hp_hr_arm *a = data;
+
+	si_hrtimer_start(&a->h->t, a->in, HRTIMER_MODE_REL_PINNED);
+}
+
+static void hp_hr_end(struct hp_hr *h)
+{
+	si_hrtimer_cancel(&h->t);
+	si_destroy_hrtimer_on_stack(&h->t);
+}
+
+SI_CHECKED(t_hrtimers_move_on_offline)
+{
+	struct hp_hr one, tick;
+	struct hp_hr_arm a1 = { .h = &one }, a2 = { .h = &tick, .in = ms_to_ktime(1) };
+	char want[TASK_COMM_LEN];
+	bool down = false;
+	u64 armed;
+	int i, runs;
+
+	for (i = 0; i < ARRAY_SIZE(offline_delays_s); i++) {
+		memset(&one, 0, sizeof(one));
+		memset(&tick, 0, sizeof(tick));
+		tick.periodic = true;
+		si_hrtimer_setup_on_stack(&one.t, hp_hr_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL, 0);
+		si_hrtimer_setup_on_stack(&tick.t, hp_hr_fn, CLOCK_BOOTTIME, HRTIMER_MODE_REL,
+					  SI_TIMER_SOFTINTERRUPTIBLE);
+		a1.in = ktime_set(offline_delays_s[i], 0);
+		armed = ktime_get_ns();
+		if (si_ktap_run_on_cpu(target, hp_hr_start, &a1, false, 0) ||
+		    si_ktap_run_on_cpu(target, hp_hr_start, &a2, false, 0))
+			break;
+		if (!SI_CHECK(si_wait_until(atomic_read(&tick.runs) >= 3, 5000),
+			      "periodic si_hrtimer ran %d times on CPU %d", atomic_read(&tick.runs),
+			      target))
+			break;
+		down = target_down();
+		if (!down || ktime_get_ns() - armed < (u64)offline_delays_s[i] * NSEC_PER_SEC)
+			break;
+		down = false;
+		if (i + 1 == ARRAY_SIZE(offline_delays_s)) {
+			SI_CHECK(false, "CPU %d slower to go offline than every delay", target);
+			break;
+		}
+		hp_hr_end(&one);
+		hp_hr_end(&tick);
+		if (!target_up())
+			return;
+	}
+	if (down) {
+		SI_CHECK(si_hrtimer_is_queued(&one.t), "armed si_hrtimer lost at offline");
+		runs = atomic_read(&tick.runs);
+		SI_CHECK(si_wait_until(atomic_read(&tick.runs) >= runs + 3, 5000),
+			 "periodic si_hrtimer stopped at offline (%d runs)",
+			 atomic_read(&tick.runs));
+		snprintf(want, sizeof(want), "si_timer/%d", tick.cpu);
+		SI_CHECK(tick.cpu != target && !strcmp(tick.comm, want),
+			 "periodic si_hrtimer ran on %d in '%s'", tick.cpu, tick.comm);
+		/* as long as the longest delay, and 5 s more */
+		SI_CHECK(si_wait_until(atomic_read(&one.runs) == 1, 35000),
+			 "armed si_hrtimer did not fire after offline");
+		snprintf(want, sizeof(want), "si_timer/%d", one.cpu);
+		SI_CHECK(one.cpu != target && !strcmp(one.comm, want),
+			 "armed si_hrtimer ran on %d in '%s'", one.cpu, one.comm);
+		si_diag("CPU %d offline: si_hrtimers ran on CPU %d and %d", target, one.cpu,
+			tick.cpu);
+	}
+	hp_hr_end(&one);
+	hp_hr_end(&tick);
 	target_up();
 }
 
@@ -522,6 +624,7 @@ out_free:
 
 static const struct si_test tests[] = {
 	SI_TEST(t_pending_timer_fires_after_offline),
+	SI_TEST(t_hrtimers_move_on_offline),
 	SI_TEST(t_queued_callbacks_move_on_offline),
 	SI_TEST(t_rearming_timer_across_hotplug),
 	SI_TEST(t_executor_back_after_online),

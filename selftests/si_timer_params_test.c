@@ -7,6 +7,8 @@
  *
  * - prio: every executor runs callbacks at SCHED_FIFO prio, or
  *   SCHED_OTHER for prio=0;
+ * - soft_prio (written at run time): on PREEMPT_RT soft-interruptible
+ *   batches run at it, compatible ones at prio;
  * - vecmask, vecmask_test_fail_hook: the vector mask emulation is active
  *   with vecmask=on, never with vecmask=off, and with auto exactly when
  *   its hooks can work (x86-64 with ftrace, no hook failed on purpose);
@@ -109,6 +111,40 @@ SI_CHECKED(t_executor_policy)
 	si_diag("executors at %s %d", pt_prio ? "SCHED_FIFO" : "SCHED_OTHER", pt_prio);
 }
 
+/*
+ * soft_prio=0 (writable): on PREEMPT_RT soft-interruptible callbacks run at
+ * SCHED_OTHER, compatible ones at prio=; elsewhere it changes nothing.
+ * (init.sh checks that out-of-range values are refused.)
+ */
+SI_CHECKED(t_soft_prio)
+{
+	bool rt = IS_ENABLED(CONFIG_PREEMPT_RT);
+	int cpu = raw_smp_processor_id();
+	unsigned int want;
+
+	if (pt_prio <= 0) {
+		si_skip("prio %d: soft_prio=0 would change nothing", pt_prio);
+		return;
+	}
+	if (!SI_CHECK(si_test_write_param("soft_prio", "0"), "soft_prio=0 refused"))
+		return;
+	want = rt ? SCHED_NORMAL : SCHED_FIFO;
+	if (pt_run_on(&r, cpu, SI_TIMER_SOFTINTERRUPTIBLE) && si_vecmask_available())
+		SI_CHECK(r.policy == want && r.rt_priority == (rt ? 0 : pt_prio),
+			 "soft-interruptible callback at policy %u priority %u, want %u",
+			 r.policy, r.rt_priority, want);
+	if (pt_run_on(&r, cpu, 0))
+		SI_CHECK(r.policy == SCHED_FIFO && r.rt_priority == pt_prio,
+			 "compatible callback at policy %u priority %u, want FIFO %d",
+			 r.policy, r.rt_priority, pt_prio);
+	si_test_write_param("soft_prio", "-1");
+	/* and back at prio= once its batch is over */
+	if (pt_run_on(&r, cpu, SI_TIMER_SOFTINTERRUPTIBLE))
+		SI_CHECK(r.policy == SCHED_FIFO && r.rt_priority == pt_prio,
+			 "soft_prio=-1: soft-interruptible callback at policy %u priority %u",
+			 r.policy, r.rt_priority);
+}
+
 /* The emulation is active exactly when the parameters say it can be. */
 SI_CHECKED(t_vecmask_active_as_asked)
 {
@@ -162,6 +198,7 @@ SI_CHECKED(t_callback_context)
 static const struct si_test tests[] = {
 	SI_TEST(t_params_readable),
 	SI_TEST(t_executor_policy),
+	SI_TEST(t_soft_prio),
 	SI_TEST(t_vecmask_active_as_asked),
 	SI_TEST(t_callback_context),
 };

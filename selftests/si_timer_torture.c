@@ -105,13 +105,15 @@ static const char * const tt_vname[V_NR] = {
 enum tt_op {
 	OP_MOD, OP_MOD_PENDING, OP_REDUCE, OP_ADD, OP_ADD_ON, OP_DELETE,
 	OP_TRY_DEL, OP_SHUTDOWN, OP_DELETE_SYNC, OP_SHUTDOWN_SYNC, OP_SETUP,
-	OP_CB_REARM, OP_FIRE_FORGET, OP_PAIR, OP_HOTPLUG, OP_AT_EXPIRY, OP_NR
+	OP_CB_REARM, OP_FIRE_FORGET, OP_PAIR, OP_HOTPLUG, OP_AT_EXPIRY,
+	OP_HR_START, OP_HR_TRY_CANCEL, OP_HR_CANCEL, OP_NR
 };
 
 static const char * const tt_opname[OP_NR] = {
 	"mod", "mod_pending", "reduce", "add", "add_on", "delete", "try_del",
 	"shutdown", "delete_sync", "shutdown_sync", "setup", "cb_rearm",
 	"fire_forget", "pair", "hotplug", "at_expiry",
+	"hr_start", "hr_try_to_cancel", "hr_cancel",
 };
 
 static atomic_long_t tt_vcount[V_NR];
@@ -476,6 +478,8 @@ static bool tt_check_context(struct si_timer *t)
 	return true;
 }
 
+#include "si_torture_hr.h"
+
 static void tt_check_arm(struct tt_arm *a, unsigned long expires_min,
 			 int cpu, struct si_timer *t, long slot)
 {
@@ -511,6 +515,7 @@ static void tt_fn(struct si_timer *t)
 	soft = tt_check_context(t);
 	compat = !soft;
 	cpu = tt_cb_enter(compat);
+	tt_si_cb_enter(cpu, soft, t->flags & SI_TIMER_MASK_HRTIMER);
 
 	raw_spin_lock_irqsave(&s->lock, flags);
 	tt_hist(s, OP_CB, 0);
@@ -569,6 +574,7 @@ static void tt_fn(struct si_timer *t)
 	}
 	s->cb_active = false;
 	raw_spin_unlock_irqrestore(&s->lock, flags);
+	tt_si_cb_exit(cpu, soft, t->flags & SI_TIMER_MASK_HRTIMER);
 	tt_cb_exit(cpu, compat);
 	atomic_dec(&tm->running);
 }
@@ -592,6 +598,7 @@ static void tt_ff_fn(struct si_timer *t)
 		tt_violation(V_SELF, "fire-and-forget %p runs on two CPUs at once", tm);
 	soft = tt_check_context(t);
 	cpu = tt_cb_enter(!soft);
+	tt_si_cb_enter(cpu, soft, t->flags & SI_TIMER_MASK_HRTIMER);
 	if (tm->outstanding != 1)
 		tt_violation(V_DOUBLE,
 			     "fire-and-forget %p flags %#x fired with %d arms outstanding",
@@ -599,6 +606,7 @@ static void tt_ff_fn(struct si_timer *t)
 	tm->outstanding = 0;
 	tt_check_arm(&tm->arm, tm->arm.expires, cpu, t, -1);
 	tt_cb_body(&r, cpu, soft);
+	tt_si_cb_exit(cpu, soft, t->flags & SI_TIMER_MASK_HRTIMER);
 	tt_cb_exit(cpu, !soft);
 
 	if (tm->rearms > 0) {
@@ -676,7 +684,7 @@ static unsigned int tt_random_flags(struct rnd_state *r)
 	unsigned int f = 0;
 
 	if (tt_rand(r, 2))
-		f |= SI_TIMER_SOFTINTERRUPTIBLE;
+		f |= SI_TIMER_SOFTINTERRUPTIBLE | (tt_rand(r, 3) ? 0 : SI_TIMER_MASK_HRTIMER);
 	if (!tt_rand(r, 4))
 		f |= SI_TIMER_PINNED;
 	if (!tt_rand(r, 8))
@@ -1575,6 +1583,9 @@ static void tt_summary(unsigned long secs)
 		atomic_long_read(&tt_sync_waited), atomic_long_read(&tt_try_del_busy),
 		atomic_long_read(&tt_at_expiry_busy),
 		atomic_long_read(&tt_refused));
+	pr_info("# si_timer_torture summary: si_hrtimer callbacks %ld, try_to_cancel -1 %ld; soft hrtimer callbacks %ld, of them inside soft-interruptible si callbacks %ld\n",
+		atomic_long_read(&tt_hr_runs), atomic_long_read(&tt_hr_busy),
+		atomic_long_read(&tt_softhr_runs), atomic_long_read(&tt_softhr_in_soft));
 	pr_info("# si_timer_torture summary: timers armed by an online callback %ld, of them with the CPU's executor not yet run since parked (window reached) %ld, ran %ld\n",
 		atomic_long_read(&tt_online_arms), atomic_long_read(&tt_online_window),
 		atomic_long_read(&tt_online_ran));
@@ -1601,6 +1612,9 @@ static int __init tt_init(void)
 	if (nr_timers < 1 || nr_stress < 1 || duration < 1)
 		return -EINVAL;
 	ret = tt_background_init();
+	if (ret)
+		goto out_bg;
+	ret = tt_hr_init();
 	if (ret)
 		goto out_bg;
 	tt_slots = kcalloc(nr_timers, sizeof(*tt_slots), GFP_KERNEL);
@@ -1678,6 +1692,7 @@ static int __init tt_init(void)
 			     atomic_long_read(&tt_ff_live));
 	msleep(TT_QUARANTINE_NS / NSEC_PER_MSEC + 100);
 	tt_quarantine_drain(0);
+	tt_hr_exit();
 
 	for (i = 0; i < OP_NR; i++)
 		ops += atomic_long_read(&tt_opcount[i]);
@@ -1690,6 +1705,7 @@ static int __init tt_init(void)
 	pr_info("1..%d\n", V_NR + 1);
 	ran_ok = n == tt_nthreads && ops > 0 && cbs > 0 &&
 		 atomic_long_read(&tt_cb_soft) + atomic_long_read(&tt_cb_soft_as_compat) > 0 &&
+		 atomic_long_read(&tt_hr_runs) > 0 && atomic_long_read(&tt_softhr_runs) > 0 &&
 		 (!tt_hotplug_task || atomic_long_read(&tt_opcount[OP_HOTPLUG]) > 0);
 	if (!ran_ok)
 		pr_info("# %d of %d threads, %ld operations, %ld callbacks, %ld hotplug cycles\n",
@@ -1711,6 +1727,7 @@ out_slots:
 		kfree(tt_slots[i].tm);
 	kfree(tt_slots);
 out_bg:
+	tt_hr_exit();
 	tt_background_exit();
 	return ret;
 }

@@ -6,7 +6,8 @@
  * armed again, cancelled) and announces the events its callback's name
  * must have in the trace, in order:
  *	# SI_TRACE_EXPECT <function> <event>[:<text on its line>]...
- * init.sh then checks the trace against it.
+ * init.sh then checks the trace against it. Then the same for an
+ * si_hrtimer, whose events name its callback too, not the trampoline.
  */
 #include <linux/module.h>
 #include <linux/completion.h>
@@ -14,7 +15,7 @@
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/smp.h>
-#include <si_timer.h>
+#include <si_hrtimer.h>
 #include "si_test.h"
 #include "si_trace.h"
 
@@ -90,8 +91,52 @@ out:
 	tracepoint_synchronize_unregister();
 }
 
+static struct si_hrtimer hr;
+static DECLARE_COMPLETION(hr_ran);
+
+static enum hrtimer_restart si_trace_hr_fn(struct si_hrtimer *t)
+{
+	complete(&hr_ran);
+	return HRTIMER_NORESTART;
+}
+
+static void si_trace_hr_start(void *in)
+{
+	si_hrtimer_start(&hr, *(ktime_t *)in, HRTIMER_MODE_REL_PINNED);
+}
+
+SI_CHECKED(t_hrtimer_sequence)
+{
+	unsigned int cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	ktime_t soon = ms_to_ktime(2), far = ktime_set(600, 0);
+	static char expected[400];
+	int ret;
+
+	if (cpu >= nr_cpu_ids)
+		cpu = raw_smp_processor_id();
+	si_hrtimer_setup(&hr, si_trace_hr_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL, 0);
+	si_ktap_run_on_cpu(cpu, si_trace_hr_start, &soon, false, 0);
+	if (!SI_CHECK(wait_for_completion_timeout(&hr_ran, 10 * HZ),
+		      "callback did not run within 10 s")) {
+		si_hrtimer_cancel(&hr);
+		return;
+	}
+	ret = si_hrtimer_cancel(&hr);
+	SI_CHECK(ret == 0, "cancel after the callback returned %d", ret);
+	si_ktap_run_on_cpu(cpu, si_trace_hr_start, &far, false, 0);
+	ret = si_hrtimer_try_to_cancel(&hr);
+	SI_CHECK(ret == 1, "try_to_cancel of the armed timer returned %d", ret);
+	snprintf(expected, sizeof(expected),
+		 "si_trace_hr_fn si_timer_init:flags=HRTIMER si_hrtimer_start:cpu=%u si_hrtimer_expire %s%u %s %s %s si_hrtimer_start:cpu=%u si_timer_cancel %s",
+		 cpu, "si_timer_queue:executor=", cpu, "si_timer_expire_entry:mode=compatible",
+		 "si_timer_expire_exit:mode=compatible", "si_timer_cancel_sync:running=0", cpu,
+		 "si_timer_cancel_sync:running=0");
+	si_diag("SI_TRACE_EXPECT %s", expected);
+}
+
 static const struct si_test tests[] = {
 	SI_TEST(t_known_sequence),
+	SI_TEST(t_hrtimer_sequence),
 };
 
 static int __init trace_test_init(void)
