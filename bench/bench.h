@@ -31,7 +31,25 @@ enum bench_peer {
 	NR_PEERS,
 };
 
+/*
+ * B10's peers (bench/hrtimer.c): the hrtimers a driver would use, against
+ * si_hrtimer, in the order of the output lines.
+ */
+enum bench_hr_peer {
+	H_SI,		/* si_hrtimer, SI_TIMER_SOFTINTERRUPTIBLE */
+	H_COMPAT,	/* si_hrtimer, compatible mode */
+	H_SOFT,		/* hrtimer, HRTIMER_MODE_SOFT */
+	H_HARD,		/* hrtimer, HRTIMER_MODE_HARD */
+	H_BASELINE,	/* no long callback at all */
+	NR_HR_PEERS,
+};
+
+/* The most peers of any set: the size of per-peer arrays in common.c. */
+#define BENCH_MAX_PEERS	8
+static_assert(NR_PEERS <= BENCH_MAX_PEERS && NR_HR_PEERS <= BENCH_MAX_PEERS);
+
 extern const char *const bench_peer_key[NR_PEERS];
+extern const char *const bench_hr_peer_key[NR_HR_PEERS];
 extern bool bench_quick;
 extern int bench_cpu;
 extern struct kthread_worker *bench_worker;
@@ -58,6 +76,16 @@ void bench_cdf(const char *id, const char *cond, enum bench_peer peer,
 /* p50/p99/max lines (in us) of @s[peer] for the peers in @have. */
 void bench_lat_lines(const char *id, const char *what,
 		     struct bench_samples *s, unsigned int have);
+/* The same for another set of @nr peers, named by @keys (B10's). */
+void bench_line_keys(const char *id, const char *metric, const char *const *keys,
+		     unsigned int nr, const s64 *val, unsigned int have);
+void bench_cdf_key(const char *id, const char *cond, const char *key,
+		   const struct bench_samples *s);
+void bench_lat_lines_keys(const char *id, const char *what, const char *const *keys,
+			  unsigned int nr, struct bench_samples *s, unsigned int have);
+
+/* Bind the caller to @cpu, or (-1) to every CPU again. */
+void bench_bind(int cpu);
 
 /* A timer of any peer kind, on bench_cpu. */
 struct bench_timer {
@@ -138,6 +166,7 @@ void bench_b4(void);
 void bench_b5(void);
 void bench_b5_icount(void);
 void bench_b7(void);
+void bench_b10(void);
 /* B9 leaves its timers armed until bench_b9_release(), at unload. */
 void bench_b9(void);
 void bench_b9_release(void);

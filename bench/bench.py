@@ -7,9 +7,11 @@ collect the SI_BENCH lines the modules print, and write
   bench <id> <kernel> <metric> si=<v> compat=<v> classic=<v> kdw=<v> dw=<v> baseline=<v> ratio=<si/classic>
 
 lines (peers that do not apply left out) to build/bench/<kernel>.txt, a table
-per kernel on the terminal (and B9's by timer count), and gnuplot PNGs of the
-B1 and B4 latency distributions and of B9's costs against the timer count to
-build/bench/<kernel>-B1.png, -B4.png and -B9.png.
+per kernel on the terminal (and B9's by timer count, B10's with its own
+peers), and gnuplot PNGs of the B1, B4, B7 and B10 latency distributions and
+of B9's costs against the timer count to build/bench/<kernel>-B1.png, -B4.png,
+-B7.png, -B10.png, -B10-expiry.png and -B9.png. --only B10 (or other
+benchmarks of the latency boot) boots that boot alone and runs only those.
 
 Also the smoke test of `make check` (smoke()): every expected line present
 and well formed in a check boot's console log, which ran each benchmark
@@ -34,8 +36,13 @@ VM = ["bash", os.path.join(TOP, "scripts", "vm.sh")]
 PEERS = ["si", "compat", "classic", "kdw", "dw", "baseline"]
 # B6 compares si_timer's load states instead of peers.
 B6_PEERS = ["baseline", "si_off", "si"]
+# B10: si_hrtimer against the hrtimers it stands in for; the long callback's
+# peers (B1's scenario) and the 1 ms periodic timer's (expiry latency).
+B10_PEERS = ["si", "compat", "soft", "hard", "baseline"]
+B10_LONG = {"si", "compat", "soft", "baseline"}
+B10_EXPIRY = {"si", "compat", "soft", "hard"}
 COLOUR = {"si": "#d62728", "compat": "#ff7f0e", "classic": "#1f77b4", "kdw": "#9467bd",
-          "dw": "#2ca02c", "baseline": "#000000"}
+          "dw": "#2ca02c", "baseline": "#000000", "soft": "#1f77b4", "hard": "#8c564b"}
 CDF_Q = [0, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 98, 99, 99.5, 99.9, 100]
 
 ALL = set(PEERS)
@@ -74,17 +81,40 @@ def expected(rt, quick=False):
         e += lat("B7", "flood_expiry", {"si", "compat", "classic"})
     e += [("B9", "n%s_%s" % (n, m), MASS) for n in (B9_QUICK_N if quick else B9_N)
           for m in B9_METRICS]
+    e += lat("B10", "bh", B10_LONG)
+    if rt:
+        e += lat("B10", "bh_disable_block", B10_LONG)
+    e += lat("B10", "expiry_idle", B10_EXPIRY) + lat("B10", "expiry_load", B10_EXPIRY)
     return e
 
 
 def expected_cdfs(rt):
     return [("B1", "load", p) for p in PEERS] + \
         [("B4", c, p) for c in ("idle", "load") for p in PEERS if p != "baseline"] + \
-        ([("B7", "flood", p) for p in ("si", "compat", "classic")] if rt else [])
+        ([("B7", "flood", p) for p in ("si", "compat", "classic")] if rt else []) + \
+        [("B10", "load", p) for p in B10_PEERS if p in B10_LONG] + \
+        [("B10", c, p) for c in ("expiry_idle", "expiry_load") for p in B10_PEERS
+         if p in B10_EXPIRY]
 
 
-LINE = re.compile(r"SI_BENCH (B\d) (\w+)((?: \w+=-?\d+)+)\s*$")
-CDF = re.compile(r"SI_BENCH_CDF (B\d) (\w+) (\w+)((?: -?\d+)+)\s*$")
+# Benchmarks --only may pick: si_timer_bench's in the latency boot (B7 has
+# boots of its own, the others are the cost and scale boots').
+ONLY = ["B1", "B4", "B5", "B10"]
+
+
+def selected(id_, metric, only):
+    """Is a line of @id_ (or a CDF's) produced by a run of the benchmarks @only
+    (None: all)? B1 prints B2's and B8's soft hrtimer lines; B8's UDP, B5's icount
+    ones come from other boots."""
+    if only is None:
+        return True
+    if id_ in ("B2", "B8"):
+        return "B1" in only and not metric.startswith("udp_")
+    return id_ in only and not metric.startswith("icount_")
+
+
+LINE = re.compile(r"SI_BENCH (B\d+) (\w+)((?: \w+=-?\d+)+)\s*$")
+CDF = re.compile(r"SI_BENCH_CDF (B\d+) (\w+) (\w+)((?: -?\d+)+)\s*$")
 B6 = re.compile(r"SI_BENCH_(B6|B9) (\w+) (\w+) (-?\d+)\s*$")
 B8U = re.compile(r"SI_BENCH_B8U (\w+)((?: \w+=-?\d+)+)\s*$")
 INFO = re.compile(r"SI_BENCH_INFO (.*)$")
@@ -153,7 +183,7 @@ class Results:
 
 
 def ratio(id_, vals):
-    den = vals.get("baseline" if id_ == "B6" else "classic")
+    den = vals.get({"B6": "baseline", "B10": "soft"}.get(id_, "classic"))
     num = vals.get("si")
     if num is None or den is None:
         return None
@@ -162,7 +192,7 @@ def ratio(id_, vals):
 
 def bench_line(kernel, key, vals):
     id_, metric = key
-    order = B6_PEERS if id_ == "B6" else PEERS
+    order = {"B6": B6_PEERS, "B10": B10_PEERS}.get(id_, PEERS)
     parts = ["bench", id_, kernel, metric] + \
         ["%s=%d" % (p, vals[p]) for p in order if p in vals]
     r = ratio(id_, vals)
@@ -171,11 +201,14 @@ def bench_line(kernel, key, vals):
     return " ".join(parts)
 
 
-def problems(res, rt):
-    """Reasons the results are incomplete or malformed (never a timing)."""
+def problems(res, rt, only=None):
+    """Reasons the results are incomplete or malformed (never a timing); @only:
+    the benchmarks run (--only), None for all."""
     bad = ["malformed: " + s for s in res.malformed] + res.trouble
     no_udp = any(sk.startswith("B8U ") for sk in res.skipped)
     for id_, metric, peers in expected(rt, is_quick(res)):
+        if not selected(id_, metric, only):
+            continue
         if no_udp and id_ == "B8" and metric.startswith("udp_"):
             continue
         vals = res.lines.get((id_, metric))
@@ -198,6 +231,8 @@ def problems(res, rt):
             if v < 0:
                 bad.append("%s %s: %s did not complete" % (key[0], key[1], p))
     for c in expected_cdfs(rt):
+        if not selected(c[0], c[1], only):
+            continue
         v = res.cdfs.get(c)
         if v is None:
             bad.append("missing: CDF %s %s %s" % c)
@@ -248,6 +283,19 @@ def b9_vals(res_lines):
     return {m: v for (i, m), v in res_lines.items() if i == "B9"}
 
 
+def b10_rows(lines, order):
+    """B10's table (its own peers): header and rows of cells, ratio si/soft."""
+    head = ["metric"] + B10_PEERS + ["si/soft"]
+    rows = []
+    for id_, metric in order:
+        if id_ != "B10":
+            continue
+        vals = lines[(id_, metric)]
+        rows.append([metric] + ["" if vals.get(p) is None else str(vals[p]) for p in B10_PEERS]
+                    + [ratio(id_, vals) or ""])
+    return head, rows
+
+
 def smoke(logname, kernel):
     """Results for `make check` from a check boot's console log."""
     res = Results()
@@ -265,8 +313,9 @@ def smoke(logname, kernel):
     return [Result("ok", "bench_smoke", "", [])] + skips
 
 
-def boot(kernel, mode, quick, timeout, icount=False, cpus=None, tag=None):
-    """Boot once in @mode (with @cpus vCPUs, default vm.sh's); the console log's lines
+def boot(kernel, mode, quick, timeout, icount=False, cpus=None, tag=None, only=None):
+    """Boot once in @mode (with @cpus vCPUs, default vm.sh's; @only: the benchmarks
+    the latency boot runs, None for all); the console log's lines
     (build/logs/<kernel>-<tag, default mode>.log)."""
     env = dict(os.environ)
     if icount:
@@ -275,6 +324,9 @@ def boot(kernel, mode, quick, timeout, icount=False, cpus=None, tag=None):
         env["SI_VM_CPUS"] = str(cpus)
     if quick:
         env["SI_APPEND"] = (env.get("SI_APPEND", "") + " si_bench_quick=1").strip()
+    if only:
+        env["SI_APPEND"] = (env.get("SI_APPEND", "") + " si_bench_only=" +
+                            ",".join(only)).strip()
     log = os.path.join(LOGS, "%s-%s.log" % (kernel, tag or mode))
     t0 = time.monotonic()
     with open(log, "wb") as f:
@@ -292,10 +344,14 @@ def boot(kernel, mode, quick, timeout, icount=False, cpus=None, tag=None):
 def table(kernel, res, lines):
     w = max(len(m) for _, m in res.order) if res.order else 10
     head = "%-3s %-*s" % ("id", w, "metric") + "".join("%10s" % p for p in PEERS) + "%8s" % "ratio"
-    out = ["", "== %s  (%s)" % (kernel, "; ".join(res.info[:1])), head, "-" * len(head)]
+    out = ["", "== %s  (%s)" % (kernel, "; ".join(res.info[:1]))]
+    if any(id_ != "B10" for id_, _ in res.order):
+        out += [head, "-" * len(head)]
     for key in res.order:
         id_, metric = key
         vals = res.lines[key]
+        if id_ == "B10":    # its own table, its own peers
+            continue
         if id_ == "B6":
             cells = {"baseline": vals.get("baseline"), "si": vals.get("si"),
                      "compat": vals.get("si_off")}
@@ -304,14 +360,23 @@ def table(kernel, res, lines):
         row = "%-3s %-*s" % (id_, w, metric) + "".join(
             "%10s" % ("" if cells.get(p) is None else cells[p]) for p in PEERS)
         out.append(row + "%8s" % (ratio(id_, vals) or ""))
-    out.append("(B6: compat column = si_timer loaded with vecmask=off, baseline = not loaded;"
-               " ratio = si/baseline. Other ratios: si/classic.)")
+    if any(id_ != "B10" for id_, _ in res.order):
+        out.append("(B6: compat column = si_timer loaded with vecmask=off, baseline = not"
+                   " loaded; ratio = si/baseline. Other ratios: si/classic.)")
     head, rows = b9_rows(b9_vals(res.lines))
     if rows:
         w = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
         out += ["", "B9 (%s): N far-future timers armed on the measured CPU" % kernel]
         out += ["  ".join(c.rjust(w[i]) for i, c in enumerate(r)) for r in [head] + rows]
         out.append("(per-jiffy timer ran %: si/classic, share of the spin's jiffies)")
+    head, rows = b10_rows(res.lines, res.order)
+    if rows:
+        w = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
+        out += ["", "B10 (%s): si_hrtimer (si, compat) against SOFT and HARD hrtimers" % kernel]
+        out += ["  ".join(c.ljust(w[i]) if i == 0 else c.rjust(w[i]) for i, c in enumerate(r))
+                for r in [head] + rows]
+        out.append("(bh*: 20 ms callbacks every 50 ms, baseline none; expiry_*: a 1 ms periodic"
+                   " timer, idle and under B1's device load)")
     return "\n".join(out)
 
 
@@ -321,35 +386,42 @@ def plot(kernel, res):
         print("  gnuplot not installed (make deps): no plots", flush=True)
         return []
     pngs = []
-    for id_, conds, title in (("B1", ["load"], "B1: device raise to bottom halves done, "
-                                              "20 ms timer callbacks every 50 ms"),
-                              ("B4", ["idle", "load"], "B4: timer expiry latency"),
-                              ("B7", ["flood"], "B7: timer expiry latency under a FIFO 50 "
-                                                "bottom-half flood")):
+    # (id, conditions, title, PNG name, log scale): B4 may have negative values
+    # (Documentation/benchmarks.md): linear, the tail cut at 40 ms; B7's tails
+    # reach 100 ms on a loaded host, its medians 0.1-1 ms; B10's expiries go
+    # from a few us (HARD) to tens of ms.
+    for id_, conds, title, name, log in (
+            ("B1", ["load"], "B1: device raise to bottom halves done, "
+                             "20 ms timer callbacks every 50 ms", "B1", True),
+            ("B4", ["idle", "load"], "B4: timer expiry latency", "B4", False),
+            ("B7", ["flood"], "B7: timer expiry latency under a FIFO 50 "
+                              "bottom-half flood", "B7", True),
+            ("B10", ["load"], "B10: device raise to bottom halves done, "
+                              "20 ms hrtimer callbacks every 50 ms", "B10", True),
+            ("B10", ["expiry_idle", "expiry_load"], "B10: expiry latency of a 1 ms "
+                                                    "periodic hrtimer", "B10-expiry", True)):
         series = []
         for cond in conds:
-            for p in PEERS:
+            for p in (B10_PEERS if id_ == "B10" else PEERS):
                 v = res.cdfs.get((id_, cond, p))
                 if not v:
                     continue
                 dat = os.path.join(OUT, "%s-%s-%s-%s.dat" % (kernel, id_, cond, p))
                 with open(dat, "w") as f:
                     for q, x in zip(CDF_Q, v):
-                        f.write("%d %g\n" % (max(x, 1) if id_ in ("B1", "B7") else x, q))
-                label = p if len(conds) == 1 else "%s (%s)" % (p, cond)
+                        f.write("%d %g\n" % (max(x, 1) if log else x, q))
+                label = p if len(conds) == 1 else "%s (%s)" % (p, cond.split("_")[-1])
                 series.append((dat, label, "lines lw 2 lc rgb '%s'%s" % (
-                    COLOUR[p], " dt 2" if cond == "idle" else "")))
+                    COLOUR[p], " dt 2" if cond.endswith("idle") else "")))
         if not series:
             continue
-        png = os.path.join(OUT, "%s-%s.png" % (kernel, id_))
+        png = os.path.join(OUT, "%s-%s.png" % (kernel, name))
         cmds = ["set terminal pngcairo size 900,520" if _has_cairo() else
                 "set terminal png size 900,520",
                 "set output '%s'" % png,
                 "set title '%s (%s)'" % (title, kernel),
-                # B4 may have negative values (Documentation/benchmarks.md): linear, the tail cut at 40 ms
-                # B7's tails reach 100 ms on a loaded host, its medians 0.1-1 ms
-                "set logscale x" if id_ in ("B1", "B7") else "set xrange [-2000:40000]",
-                "set xlabel 'latency (us%s)'" % (", log scale" if id_ in ("B1", "B7") else ""),
+                "set logscale x" if log else "set xrange [-2000:40000]",
+                "set xlabel 'latency (us%s)'" % (", log scale" if log else ""),
                 "set ylabel 'percentile'", "set yrange [0:100]", "set grid",
                 "set key bottom right",
                 "plot " + ", ".join("'%s' using 1:2 with %s title '%s'" % (d, s, l)
@@ -435,7 +507,8 @@ def b7_boots(kernel, res, timeout):
     return ok
 
 
-def run(kernel, quick, timeout):
+def run(kernel, quick, timeout, only=None):
+    """All the benchmarks on @kernel, or (@only) those of the latency boot only."""
     print("== %s: building" % kernel, flush=True)
     log = os.path.join(LOGS, kernel + "-build.log")
     with open(log, "w") as f:
@@ -458,6 +531,8 @@ def run(kernel, quick, timeout):
          "with %s vCPUs the kernel never started" % default_cpus),
         ("bench_icount", False, None, "B3, B5 icount_*, B6, B9 measured WITHOUT -icount: no "
          "-icount boot finished"))
+    if only:
+        attempts = attempts[:1]
     for mode, icount, cpus, note in attempts:
         if note:
             if any(i.endswith("only=B3,B5i") for i in res.info):
@@ -466,7 +541,8 @@ def run(kernel, quick, timeout):
         con = Console()
         fails = []
         console = boot(kernel, mode, quick, timeout if not icount else min(timeout, 240),
-                       icount, cpus)
+                       icount, cpus, tag=mode + "".join("-" + i for i in only) if only else None,
+                       only=only)
         for line in console:
             res.feed(line)
             fails += [r.reason for r in con.feed(line) if r.status == "fail"]
@@ -496,12 +572,14 @@ def run(kernel, quick, timeout):
             if r.status == "fail":
                 print("  %-8s bench_scale: %s" % (kernel, r.reason), flush=True)
                 ok = False
-    if is_rt(res) and not quick:
+    if is_rt(res) and not quick and not only:
         ok = b7_boots(kernel, res, timeout) and ok
     lines = [bench_line(kernel, k, res.lines[k]) for k in res.order]
-    with open(os.path.join(OUT, kernel + ".txt"), "w") as f:
-        f.write("# %s %s%s\n" % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                                 kernel, " QUICK" if quick else ""))
+    name = kernel + "".join("-" + i for i in only or [])
+    with open(os.path.join(OUT, name + ".txt"), "w") as f:
+        f.write("# %s %s%s%s\n" % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                                   kernel, " QUICK" if quick else "",
+                                   " only=" + ",".join(only) if only else ""))
         if res.info:
             f.write("# " + re.sub(r" (quick|only)=\S+", "", res.info[0]) + "\n")
         for n in notes:
@@ -512,7 +590,7 @@ def run(kernel, quick, timeout):
     print(table(kernel, res, lines), flush=True)
     for png in plot(kernel, res):
         print("  plot: " + os.path.relpath(png, TOP))
-    bad = problems(res, is_rt(res))
+    bad = problems(res, is_rt(res), only)
     for b in bad:
         print("  %-8s PROBLEM %s" % (kernel, b))
     return ok and not bad
@@ -520,7 +598,7 @@ def run(kernel, quick, timeout):
 
 def markdown(path):
     """A results table (Documentation/benchmarks.md) from a saved build/bench/<kernel>.txt."""
-    rows, head, b9 = [], [], {}
+    rows, head, b9, b10 = [], [], {}, []
     for line in open(path):
         if line.startswith("#"):
             head.append(line[1:].strip())
@@ -532,18 +610,27 @@ def markdown(path):
         if f[1] == "B9":    # its own table, by timer count
             b9[f[3]] = {p: int(v) for p, v in vals.items() if p != "ratio"}
             continue
+        if f[1] == "B10":   # its own table, its own peers
+            b10.append("| %s | %s |" % (f[3], " | ".join(
+                vals.get(p, "") for p in B10_PEERS + ["ratio"])))
+            continue
         if f[1] == "B6":
             vals["compat"] = vals.pop("si_off", "")
         rows.append("| %s | %s | %s |" % (f[1], f[3], " | ".join(
             vals.get(p, "") for p in PEERS + ["ratio"])))
-    out = ["_" + "; ".join(head) + "_", "",
-           "| id | metric | " + " | ".join(PEERS) + " | si/classic |",
-           "|---|---|" + "---:|" * (len(PEERS) + 1)]
+    out = ["_" + "; ".join(head) + "_"]
+    if rows:
+        out += ["", "| id | metric | " + " | ".join(PEERS) + " | si/classic |",
+                "|---|---|" + "---:|" * (len(PEERS) + 1)]
     bhead, brows = b9_rows(b9)
     if brows:
         rows += ["", "B9 by timer count (per-jiffy timer ran %: si/classic):", "",
                  "| " + " | ".join(bhead) + " |", "|" + "---:|" * len(bhead)]
         rows += ["| " + " | ".join(r) + " |" for r in brows]
+    if b10:
+        rows += ["", "B10: si_hrtimer (si, compat) against SOFT and HARD hrtimers:", "",
+                 "| metric | " + " | ".join(B10_PEERS) + " | si/soft |",
+                 "|---|" + "---:|" * (len(B10_PEERS) + 1)] + b10
     return "\n".join(out + rows)
 
 
@@ -554,6 +641,10 @@ def main():
     ap.add_argument("--timeout", type=int, default=1500, help="seconds per boot")
     ap.add_argument("--smoke", metavar="LOG", help="check a console log as make check does")
     ap.add_argument("--markdown", metavar="TXT", help="print a saved result file as a table")
+    ap.add_argument("--only", metavar="IDS",
+                    help="comma-separated benchmarks of the latency boot (%s): boot it alone, "
+                    "run only those (B1 with B2 and B8's soft hrtimer; no UDP, no B7 boots); "
+                    "results in build/bench/<kernel>-<id>....txt" % ", ".join(ONLY))
     ap.add_argument("kernels", nargs="*", help="6.1-rt 6.12-rt 6.1 or a release")
     args = ap.parse_args()
     if args.markdown:
@@ -566,11 +657,17 @@ def main():
             for d in r.diag:
                 print("   ", d)
         return 0 if all(r.status == "ok" for r in rs) else 1
+    only = None
+    if args.only:
+        only = args.only.split(",")
+        bad = [i for i in only if i not in ONLY]
+        if bad:
+            ap.error("--only: %s not among %s" % (", ".join(bad), ", ".join(ONLY)))
     os.makedirs(OUT, exist_ok=True)
     os.makedirs(LOGS, exist_ok=True)
     ok = True
     for kernel in args.kernels:
-        ok = run(kernel, args.quick, args.timeout) and ok
+        ok = run(kernel, args.quick, args.timeout, only) and ok
     return 0 if ok else 1
 
 

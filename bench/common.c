@@ -106,17 +106,23 @@ s64 bench_pct(const struct bench_samples *s, unsigned int permille)
 	return s->v[min_t(u64, (u64)s->n * permille / 1000, s->n - 1)];
 }
 
-void bench_line(const char *id, const char *metric, const s64 *val,
-		unsigned int have)
+void bench_line_keys(const char *id, const char *metric, const char *const *keys,
+		     unsigned int nr, const s64 *val, unsigned int have)
 {
 	char buf[256];
 	int len = 0, p;
 
-	for (p = 0; p < NR_PEERS; p++)
+	for (p = 0; p < nr; p++)
 		if (have & BIT(p))
 			len += scnprintf(buf + len, sizeof(buf) - len, " %s=%lld",
-					 bench_peer_key[p], val[p]);
+					 keys[p], val[p]);
 	pr_info("SI_BENCH %s %s%s\n", id, metric, buf);
+}
+
+void bench_line(const char *id, const char *metric, const s64 *val,
+		unsigned int have)
+{
+	bench_line_keys(id, metric, bench_peer_key, NR_PEERS, val, have);
 }
 
 /* Quantiles of a CDF line, in permille; scripts/bench.py has the same list. */
@@ -125,8 +131,8 @@ static const unsigned int bench_cdf_q[] = {
 	990, 995, 999, 1000,
 };
 
-void bench_cdf(const char *id, const char *cond, enum bench_peer peer,
-	       const struct bench_samples *s)
+void bench_cdf_key(const char *id, const char *cond, const char *key,
+		   const struct bench_samples *s)
 {
 	char buf[320];
 	int len = 0, i;
@@ -134,34 +140,53 @@ void bench_cdf(const char *id, const char *cond, enum bench_peer peer,
 	for (i = 0; i < ARRAY_SIZE(bench_cdf_q); i++)
 		len += scnprintf(buf + len, sizeof(buf) - len, " %lld",
 				 bench_pct(s, bench_cdf_q[i]) / NSEC_PER_USEC);
-	pr_info("SI_BENCH_CDF %s %s %s%s\n", id, cond, bench_peer_key[peer], buf);
+	pr_info("SI_BENCH_CDF %s %s %s%s\n", id, cond, key, buf);
 }
 
-void bench_lat_lines(const char *id, const char *what,
-		     struct bench_samples *s, unsigned int have)
+void bench_cdf(const char *id, const char *cond, enum bench_peer peer,
+	       const struct bench_samples *s)
+{
+	bench_cdf_key(id, cond, bench_peer_key[peer], s);
+}
+
+void bench_lat_lines_keys(const char *id, const char *what, const char *const *keys,
+			  unsigned int nr, struct bench_samples *s, unsigned int have)
 {
 	static const struct { const char *name; unsigned int permille; } q[] = {
 		{ "p50", 500 }, { "p99", 990 }, { "max", 1000 },
 	};
-	s64 val[NR_PEERS] = {}, n[NR_PEERS] = {};
+	s64 val[BENCH_MAX_PEERS] = {}, n[BENCH_MAX_PEERS] = {};
 	char metric[64];
 	int p, i;
 
-	for (p = 0; p < NR_PEERS; p++) {
+	if (WARN_ON_ONCE(nr > BENCH_MAX_PEERS))
+		return;
+	for (p = 0; p < nr; p++) {
 		if (!(have & BIT(p)))
 			continue;
 		bench_samples_sort(&s[p]);
 		n[p] = s[p].n;
 	}
 	for (i = 0; i < ARRAY_SIZE(q); i++) {
-		for (p = 0; p < NR_PEERS; p++)
+		for (p = 0; p < nr; p++)
 			if (have & BIT(p))
 				val[p] = bench_pct(&s[p], q[i].permille) / NSEC_PER_USEC;
 		snprintf(metric, sizeof(metric), "%s_%s_us", what, q[i].name);
-		bench_line(id, metric, val, have);
+		bench_line_keys(id, metric, keys, nr, val, have);
 	}
 	snprintf(metric, sizeof(metric), "%s_samples", what);
-	bench_line(id, metric, n, have);
+	bench_line_keys(id, metric, keys, nr, n, have);
+}
+
+void bench_lat_lines(const char *id, const char *what,
+		     struct bench_samples *s, unsigned int have)
+{
+	bench_lat_lines_keys(id, what, bench_peer_key, NR_PEERS, s, have);
+}
+
+void bench_bind(int cpu)
+{
+	set_cpus_allowed_ptr(current, cpu < 0 ? cpu_possible_mask : cpumask_of(cpu));
 }
 
 /* --- one timer type over every peer --- */

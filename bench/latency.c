@@ -239,11 +239,6 @@ static unsigned int bench_expiry(struct bench_shot *s, enum bench_peer p,
 	return i;
 }
 
-static void bench_bind(int cpu)
-{
-	set_cpus_allowed_ptr(current, cpu < 0 ? cpu_possible_mask : cpumask_of(cpu));
-}
-
 void bench_b4(void)
 {
 	unsigned int n = bench_quick ? 10 : 400;

@@ -15,9 +15,9 @@ bool bench_quick;
 module_param_named(quick, bench_quick, bool, 0444);
 MODULE_PARM_DESC(quick, "run each benchmark briefly (a smoke test: the figures mean nothing)");
 
-static char *only = "B1,B3,B4,B5";
+static char *only = "B1,B3,B4,B5,B10";
 module_param(only, charp, 0444);
-MODULE_PARM_DESC(only, "comma-separated benchmarks to run: B1 (with B2, B8), B3, B4, B5, B5i (the same-jiffy part of B5, for -icount), B7, B9 (with scale_peer= and scale_n=; its timers stay armed until unload)");
+MODULE_PARM_DESC(only, "comma-separated benchmarks to run: B1 (with B2, B8), B3, B4, B5, B5i (the same-jiffy part of B5, for -icount), B7, B9 (with scale_peer= and scale_n=; its timers stay armed until unload), B10 (si_hrtimer against hrtimers)");
 
 int bench_cpu = -1;
 module_param_named(cpu, bench_cpu, int, 0444);
@@ -50,7 +50,7 @@ static const struct {
 } benches[] = {
 	{ "B1", bench_b1_b2 }, { "B3", bench_b3, true }, { "B4", bench_b4 },
 	{ "B5", bench_b5 }, { "B5i", bench_b5_icount, true }, { "B7", bench_b7 },
-	{ "B9", bench_b9, true },
+	{ "B9", bench_b9, true }, { "B10", bench_b10 },
 };
 
 /*
