@@ -8,12 +8,21 @@ struct defined in the files converted (or a variable declared there); one
 reached through a member of a struct defined elsewhere (struct usb_hcd's
 rh_timer, struct sock's sk_timer) or inside a struct delayed_work is
 kernel-owned: the converter leaves it, its timer calls and the callbacks
-set up on it alone.
+set up on it alone. The driver's own soft hrtimers (HRTIMER_MODE_*_SOFT)
+become si_hrtimers where the whole of each can (HrtPlan).
 
   si-migrate-scan.py env FILE...     shell assignments for si-migrate.sh:
                                      SI_OWN_MEMBERS, SI_DWORK, SI_FOREIGN_CB
+                                     and the soft hrtimers to convert: SI_HRT_IDS,
+                                     SI_HRT_CBS, SI_HRT_AT (declarations to retype),
+                                     SI_HRT_EXPRS (calls' timers to rewrite)
   si-migrate-scan.py foreign FILE... one line per use of a kernel-owned
-                                     timer: FILE:LINE: text, then what to do
+                                     timer and per soft hrtimer left alone:
+                                     FILE:LINE: text, then what to do
+  si-migrate-scan.py hrcheck FILE... after conversion: the hrtimers and
+                                     callbacks of SI_HRT_IDS/SI_HRT_CBS
+                                     Coccinelle left unconverted (their groups
+                                     go to SI_HRT_EXCLUDE, and convert again)
 
 KDIR (default: /lib/modules/$(uname -r)/build, else the newest
 /usr/src/linux-headers-*) names the kernel headers in which a foreign
@@ -133,7 +142,7 @@ def scan(paths):
             own.add(m.group(1))
         for m in re.finditer(r"\bstruct\s+(?:delayed_work|rcu_work)\s+\**\s*(\w+)", t):
             dwork.add(m.group(1))
-        for m in re.finditer(r"\bstruct\s+hrtimer\s+\**\s*(\w+)", t):
+        for m in re.finditer(r"\bstruct\s+(?:si_)?hrtimer\s+\**\s*(\w+)", t):
             hrt.add(m.group(1))
     return texts, own, dwork, hrt
 
@@ -152,6 +161,10 @@ def parts(expr):
     while e.endswith(")"):
         e = e[:-1]
     return [p for p in re.split(r"->|\.", e) if p]
+
+
+def names_env(var):
+    return set(n for n in re.split(r"[,\s]+", os.environ.get(var, "")) if n)
 
 
 def norm(expr):
@@ -338,8 +351,567 @@ def kernel_struct(member, kdir, stype, includes):
     return None
 
 
+# --- Soft hrtimers --------------------------------------------------------
+#
+# A driver's own hrtimer set up with a literal HRTIMER_MODE_*_SOFT mode
+# becomes an si_hrtimer (include/si_hrtimer.h): its callback leaves the
+# HRTIMER softirq for the executors, in compatible mode. Hard hrtimers (no
+# _SOFT: hardirq context off PREEMPT_RT) are never ours. Unlike a
+# timer_list, whose type is converted wherever it is written, an hrtimer is
+# converted only where this plan says: its declarations and its callbacks'
+# parameters at their positions (SI_HRT_AT), the calls by the text of their
+# timer in their file (SI_HRT_EXPRS). The timers that share a callback are
+# converted together or not at all, and whatever the plan cannot follow
+# leaves its whole group alone, listed. Half a group converted would not
+# compile, or would hand an si_hrtimer to code that takes a struct hrtimer.
+
+# hrtimer calls on a timer (their first argument) -> the si_hrtimer twin.
+HRT_TWINS = {
+    "hrtimer_start": "si_hrtimer_start",
+    "hrtimer_start_range_ns": "si_hrtimer_start_range_ns",
+    # si_hrtimer_start(t, si_hrtimer_get_expires(t), mode): its soft and
+    # hard expiries are one, as nothing the plan converts can part them
+    "hrtimer_start_expires": "si_hrtimer_start",
+    "hrtimer_cancel": "si_hrtimer_cancel",
+    "hrtimer_try_to_cancel": "si_hrtimer_try_to_cancel",
+    "hrtimer_forward": "si_hrtimer_forward",
+    "hrtimer_forward_now": "si_hrtimer_forward_now",
+    "hrtimer_active": "si_hrtimer_active",
+    "hrtimer_is_queued": "si_hrtimer_is_queued",
+    "hrtimer_callback_running": "si_hrtimer_callback_running",
+    "hrtimer_get_expires": "si_hrtimer_get_expires",
+    "hrtimer_set_expires": "si_hrtimer_set_expires",
+    "hrtimer_cb_get_time": "si_hrtimer_cb_get_time",
+    "destroy_hrtimer_on_stack": "si_destroy_hrtimer_on_stack",
+}
+# Setups: name -> index of the callback argument (hrtimer_init(): none, the
+# .function assignment after it); the mode is the last argument.
+HRT_SETUPS = {"hrtimer_setup": 1, "hrtimer_init": None,
+              "hrtimer_setup_on_stack": 1, "hrtimer_init_on_stack": None}
+HRT_SETUP = re.compile(r"\b(?P<fn>%s)\s*\(" % "|".join(HRT_SETUPS))
+HRT_SOFT_MODE = re.compile(r"HRTIMER_MODE_(?:ABS|REL)(?:_PINNED)?_SOFT")
+# Where a callback's parameter may go besides the twins: call -> index.
+HRT_CONTAINER = {"container_of": 0, "container_of_const": 0, "from_timer": 1,
+                 "timer_container_of": 1}
+# Calls naming a member as a field, not a timer: call -> index.
+HRT_FIELD = {"container_of": 2, "container_of_const": 2, "from_timer": 2,
+             "timer_container_of": 2, "offsetof": 1, "offsetofend": 1, "sizeof_field": 1}
+# Calls that print a pointer, whatever its type.
+HRT_PRINT = re.compile(r"(?:pr_\w+|dev_\w+|netdev_\w+|printk)")
+
+
+def hrt_mode(mode):
+    """soft (a literal *_SOFT constant), hard (a constant without SOFT:
+    hardirq context off RT) or unclear (a macro, a variable, an expression,
+    HRTIMER_MODE_REL | HRTIMER_MODE_SOFT: the plan does not evaluate it)."""
+    m = " ".join(mode.split())
+    if HRT_SOFT_MODE.fullmatch(m):
+        return "soft"
+    if re.fullmatch(r"HRTIMER_MODE_\w+", m) and "SOFT" not in m:
+        return "hard"
+    return "unclear"
+
+
+def line_of(t, pos):
+    return t.count("\n", 0, pos) + 1
+
+
+def line_col(t, pos):
+    """1-based line and 0-based column, as Coccinelle's positions give them."""
+    return line_of(t, pos), pos - t.rfind("\n", 0, pos) - 1
+
+
+def brace_depth(t, pos):
+    return t.count("{", 0, pos) - t.count("}", 0, pos)
+
+
+def outer_block(t, pos):
+    """(start, end) of the top-level {} block holding pos (a function's body)."""
+    depth, start = 0, 0
+    for i in range(pos):
+        if t[i] == "{":
+            start = i if depth == 0 else start
+            depth += 1
+        elif t[i] == "}":
+            depth -= 1
+    return start, block_end(t, start)
+
+
+def decl_scope(t, pos):
+    """Where a declaration at pos is: ("member", its struct, None for an
+    anonymous one), ("global", None) or ("local", None)."""
+    if brace_depth(t, pos) <= 0:
+        return "global", None
+    depth, i, anon = 0, pos, False
+    while i > 0:
+        i -= 1
+        if t[i] == "}":
+            depth += 1
+        elif t[i] == "{":
+            if depth:
+                depth -= 1
+                continue
+            before = t[max(0, i - 200):i]
+            s = re.search(r"\bstruct\s+(\w+)\s*$", before)
+            if s:
+                return "member", s.group(1)
+            if not re.search(r"\b(?:struct|union)\s*$", before):
+                break
+            anon = True         # an anonymous struct's members are the outer one's
+    return ("member", None) if anon else ("local", None)
+
+
+def hrt_decls(texts, types=("hrtimer",)):
+    """The objects (not pointers) declared struct hrtimer, by name: [(path,
+    position of the word hrtimer, end of the declaration, scope, struct,
+    the names declared with it)]."""
+    out = {}
+    rx = re.compile(r"\bstruct\s+(%s)\b" % "|".join(types))
+    for p, t in texts.items():
+        for m in rx.finditer(t):
+            d = re.match(r"([^;(){}=]*?)\s*[;=]", t[m.end():])
+            if not d or not d.group(1).strip():
+                continue
+            names = []
+            for decl in d.group(1).split(","):
+                n = re.fullmatch(r"\s*(\w+)\s*(?:\[[^]]*\]\s*)*", decl)
+                if n:
+                    names.append(n.group(1))
+            scope, struct = decl_scope(t, m.start())
+            for n in names:
+                out.setdefault(n, []).append((p, m.start(1), m.end() + d.end(), scope, struct, names))
+    return out
+
+
+def call_at(t, pos):
+    """The innermost call whose arguments hold pos, within its statement:
+    (callee, index of the argument, position of '(', of the callee), or None."""
+    depth, commas, i = 0, 0, pos
+    while i > 0:
+        i -= 1
+        ch = t[i]
+        if ch in ")]":
+            depth += 1
+        elif ch == "[":
+            depth -= 1
+        elif ch == "(":
+            if depth:
+                depth -= 1
+                continue
+            c = re.search(r"(\w+)\s*$", t[max(0, i - 80):i])
+            if not c:
+                return None             # a parenthesised expression, a cast
+            return c.group(1), commas, i, i - len(c.group(0))
+        elif ch == "," and depth == 0:
+            commas += 1
+        elif ch in ";{}" and depth == 0:
+            return None
+    return None
+
+
+def chain_start(t, end):
+    """Start of the expression before the '->' or '.' at end: dev,
+    a->b[i].c, f(x)."""
+    i = end
+    while True:
+        while i > 0 and t[i - 1].isspace():
+            i -= 1
+        while i > 0 and t[i - 1] in ")]":
+            close, opening = t[i - 1], "(" if t[i - 1] == ")" else "["
+            d, j = 0, i - 1
+            while j > 0:
+                d += {close: 1, opening: -1}.get(t[j], 0)
+                if d == 0:
+                    break
+                j -= 1
+            i = j
+            while i > 0 and t[i - 1].isspace():
+                i -= 1
+        m = re.search(r"\w+$", t[max(0, i - 80):i])
+        if m:
+            i -= len(m.group(0))
+        k = i
+        while k > 0 and t[k - 1].isspace():
+            k -= 1
+        if t[k - 2:k] == "->":
+            i = k - 2
+        elif t[k - 1:k] == ".":
+            i = k - 1
+        else:
+            return i
+
+
+def bracket_end(t, i):
+    """Index after the bracket closing the one at t[i]."""
+    d = 0
+    for j in range(i, len(t)):
+        d += {"(": 1, "[": 1, ")": -1, "]": -1}.get(t[j], 0)
+        if d == 0:
+            return j + 1
+    return len(t)
+
+
+def is_whole_arg(t, paren, expr):
+    """expr, with only &, * and parentheses around it, is an argument of
+    the call whose '(' is at paren."""
+    want = norm(expr)
+    for a in call_args(t, paren):
+        a = norm(a)
+        while a[:1] in ("&", "*") or (a[:1] == "(" and a.endswith(")")):
+            a = a[1:] if a[:1] in "&*" else a[1:-1]
+        if a == want:
+            return True
+    return False
+
+
+class Setup:
+    """An hrtimer_setup()/hrtimer_init() call: the timer, its callback (for
+    hrtimer_init(): the .function assignment after it) and its mode."""
+    def __init__(self, path, pos, api, expr, cb, cbpos, mode, assign):
+        self.path, self.pos, self.api, self.expr = path, pos, api, expr
+        self.cb, self.cbpos, self.mode, self.assign = cb, cbpos, mode, assign
+
+
+class HrtPlan:
+    """Which soft hrtimers of the files to convert, and where.
+
+    A timer is (struct, member), or ("", name) for a variable. ids: the
+    timers converted; cbs: callback -> its parameter; at: {(path, line,
+    column)} of the word hrtimer of each declaration and callback parameter
+    to retype; exprs: {(path, timer argument)} of the calls to rewrite (the
+    converter goes by the text of a call's timer, in its file; and by the
+    parameter, in a callback); left: [(path, line, reason)] of each soft
+    setup left alone; why: timer or callback -> why it is left alone (None:
+    a hard timer, never listed)."""
+
+    def __init__(self, texts, raw, exclude=(), types=("hrtimer",)):
+        self.texts, self.raw = texts, raw
+        self.decls = hrt_decls(texts, types)
+        self.members = struct_defs(texts)[0]
+        self.hrt_members = {}
+        for n, ds in self.decls.items():
+            for d in ds:
+                if d[3] == "member" and d[4]:
+                    self.hrt_members.setdefault(d[4], set()).add(n)
+        self.ids, self.cbs, self.at, self.exprs, self.left, self.why = set(), {}, set(), set(), [], {}
+        self.setups = self.find_setups()
+        if exclude is not None:
+            self.plan(set(exclude))
+
+    def where(self, p, pos):
+        line = line_of(self.texts[p], pos)
+        return "%s:%d (%s)" % (p, line, self.raw[p].split("\n")[line - 1].strip())
+
+    def ours(self, p, pos, expr):
+        """The driver's timers expr (&dev->t, &t) may name: one, or the
+        candidates when the types do not tell; empty if none."""
+        ps = parts(expr)
+        if not ps or ps[-1] not in self.decls:
+            return set()
+        n, t, decls = ps[-1], self.texts[p], self.decls[ps[-1]]
+        if len(ps) == 1:
+            var = norm(expr).lstrip("(").startswith("&")
+            return {("", n)} if var and any(d[3] != "member" for d in decls) else set()
+        if typed_owner(t, pos, expr, self.members, self.hrt_members) is False:
+            return set()        # through a struct not defined here, or not an hrtimer
+        s = container_type(t, pos, expr, self.members)
+        return set((d[4] or "", n) for d in decls if d[3] == "member" and (not s or d[4] == s))
+
+    def find_setups(self):
+        out = []
+        for p, t in self.texts.items():
+            for m in HRT_SETUP.finditer(t):
+                args = call_args(t, m.end() - 1)
+                if len(args) < 3:
+                    continue
+                idx = HRT_SETUPS[m.group("fn")]
+                cb, cbpos, assign = None, None, None
+                if idx is not None:
+                    a = args[idx].lstrip("&").strip()
+                    cm = re.compile(r"\b%s\b" % re.escape(a)).search(t, m.end()) \
+                        if re.fullmatch(r"\w+", a) else None
+                    cb, cbpos = (a, cm.start()) if cm else (None, None)
+                else:
+                    start, end = outer_block(t, m.start())
+                    for f in FUNCTION_SET.finditer(t, m.end(), end):
+                        if parts(f.group("t")) == parts(args[0]):
+                            cb, cbpos, assign = f.group("fn"), f.start("fn"), (f.start(), f.end())
+                            break
+                out.append(Setup(p, m.start(), m.group("fn"), args[0], cb, cbpos, args[-1], assign))
+        return out
+
+    def uses(self, names):
+        """Each use of a declared hrtimer name: (timers it may be, path,
+        position, kind, (path, timer argument) of a call); kind: call (the
+        timer of a twin or a setup), function (a .function assignment),
+        other; and the calls on other timers of these names: (set(), ...)."""
+        out = []
+        for n in names:
+            ds = self.decls.get(n, [])
+            scopes = set(d[3] for d in ds)
+            for p, t in self.texts.items():
+                spans = [(d[1], d[2]) for d in ds if d[0] == p]
+                for m in re.finditer(r"\b%s\b" % re.escape(n), t):
+                    if not any(a <= m.start() < b for a, b in spans):
+                        u = self.use(p, t, m.start(), m.end(), scopes)
+                        if u:
+                            out.append(u)
+        return out
+
+    def use(self, p, t, pos, end, scopes):
+        k = pos
+        while k > 0 and t[k - 1].isspace():
+            k -= 1
+        member = t[k - 2:k] == "->" or t[k - 1:k] == "."
+        if member:
+            op = k - 2 if t[k - 1] == ">" else k - 1
+            start = chain_start(t, op)
+            if "member" not in scopes or not t[start:op].strip():
+                return None             # .n = ... of an initializer
+        else:
+            start = pos
+            # a variable is used by its address or a member: a bare name is
+            # another's (a callback's struct hrtimer *t, say)
+            if not scopes - {"member"} or \
+                    not (t[max(0, k - 1):k] == "&" or re.match(r"\s*\.", t[end:])):
+                return None
+        c = call_at(t, start)
+        if c and HRT_FIELD.get(c[0]) == c[1]:
+            return None                 # a field name: container_of(t, struct x, a.n)
+        while re.match(r"\s*\[", t[end:]):
+            end = bracket_end(t, t.index("[", end))
+        expr = t[start:end] if member else "&" + t[start:end]
+        arg = None
+        if c and (c[0] in HRT_TWINS or c[0] in HRT_SETUPS) and c[1] == 0 and \
+                is_whole_arg(t, c[2], t[start:end]):
+            arg = (p, norm(call_args(t, c[2])[0]))
+        ids = self.ours(p, pos, expr)
+        if not ids:
+            return (set(), p, pos, "call", arg) if arg else None
+        if re.match(r"\s*(?:\.|->)\s*function\s*=", t[end:]):
+            return ids, p, pos, "function", None
+        if c and (re.fullmatch(CALLS, c[0]) or c[0].startswith("si_")):
+            return None                 # a timer_list's, or converted
+        return ids, p, pos, "call" if arg else "other", arg
+
+    def plan(self, exclude):
+        why = self.why
+        by_id, cb_ids, foreign_cb = {}, {}, set()
+        for s in self.setups:
+            ids = self.ours(s.path, s.pos, s.expr)
+            if not ids:
+                if s.cb:
+                    foreign_cb.add(s.cb)
+                if hrt_mode(s.mode) != "hard":
+                    self.left.append((s.path, line_of(self.texts[s.path], s.pos),
+                                      self.foreign_why(s)))
+                continue
+            for x in ids:
+                by_id.setdefault(x, []).append(s)
+                if s.cb:
+                    cb_ids.setdefault(s.cb, set()).add(x)
+            if len(ids) > 1:
+                for x in ids:
+                    why.setdefault(x, "its setup at %s does not tell which struct's %s it is"
+                                   % (self.where(s.path, s.pos), x[1]))
+        for x, ss in by_id.items():
+            r = self.setup_why(x, ss)
+            if r is not False:
+                why.setdefault(x, r)
+        uses = self.uses(set(x[1] for x in by_id))
+        args = {}           # (path, timer argument) -> the timers it may be (None: not ours)
+        for ids, p, pos, kind, arg in uses:
+            if arg:
+                args.setdefault(arg, set()).update(ids or {None})
+            for x in ids:
+                if x in why:
+                    continue
+                if kind == "other" or len(ids) > 1:
+                    why[x] = ("used at %s, %s" % (self.where(p, pos), "not as the timer of a call that "
+                              "has an si_hrtimer twin" if kind == "other" else
+                              "where the converter cannot tell which struct's it is"))
+                elif kind == "function" and not any(s.assign and s.path == p and
+                                                    s.assign[0] <= pos < s.assign[1] for s in by_id[x]):
+                    why[x] = "its .function is set at %s, not after its hrtimer_init()" % self.where(p, pos)
+        cb_defs = {}
+        for cb in cb_ids:
+            r = self.callback(cb, foreign_cb)
+            if isinstance(r, str):
+                why[cb] = r
+            else:
+                cb_defs[cb] = r
+        for x in list(by_id) + list(cb_ids):
+            if (x in exclude or (isinstance(x, tuple) and "%s.%s" % x in exclude)) and not why.get(x):
+                why[x] = ("the converter could not rewrite every use of %s (in a macro, or in code "
+                          "Coccinelle could not parse): convert it by hand"
+                          % (x if isinstance(x, str) else x[1]))
+        self.spread(by_id, cb_ids, args)
+        self.ids = set(x for x in by_id if x not in why)
+        self.cbs = dict((cb, cb_defs[cb][0]) for cb in cb_ids if cb not in why)
+        self.exprs = set(a for a, ids in args.items() if ids <= self.ids)
+        self.targets(by_id, cb_defs)
+
+    def setup_why(self, x, ss):
+        """Why x's setups rule it out (None: hard), or False."""
+        kinds = set(hrt_mode(s.mode) for s in ss)
+        if kinds == {"hard"}:
+            return None
+        if "unclear" in kinds:
+            mode = next(s.mode for s in ss if hrt_mode(s.mode) == "unclear")
+            return ("its mode %s is not a literal HRTIMER_MODE_*_SOFT: if it is a SOFT one, "
+                    "write it literally and convert again, or convert by hand" % " ".join(mode.split()))
+        if "hard" in kinds:
+            return "it is set up both SOFT and not"
+        if any(not s.cb or not re.fullmatch(r"\w+", s.cb) for s in ss):
+            return ("its callback is not a function named in its setup (for hrtimer_init(): in "
+                    "a .function assignment after it, in the same function)")
+        return False
+
+    def spread(self, by_id, cb_ids, args):
+        """A refusal spreads through shared callbacks, through shared
+        declarations (struct hrtimer a, b; has one type to change) and
+        through a call's text that may name another timer in its file."""
+        why, changed = self.why, True
+        while changed:
+            changed = False
+            for cb, ids in sorted(cb_ids.items()):
+                bad = sorted(x for x in ids if x in why)
+                if cb not in why and bad:
+                    why[cb] = ("it is also the callback of %s, a hard hrtimer" % bad[0][1]
+                               if why[bad[0]] is None else
+                               "it is also the callback of %s, left alone" % bad[0][1])
+                    changed = True
+                for x in sorted(ids):
+                    if cb in why and x not in why:
+                        why[x] = "its callback %s() cannot be converted: %s" % (cb, why[cb])
+                        changed = True
+            for x in sorted(by_id):
+                if x in why:
+                    continue
+                sib = set(y for d in self.decls[x[1]] if (d[4] or "") == x[0] for y in d[5])
+                other = sorted(y for y in sib if y != x[1] and ((x[0], y) in why or (x[0], y) not in by_id))
+                if other:
+                    why[x] = ("it is declared in one declaration with %s, which stays a struct "
+                              "hrtimer: split the declaration, then convert again" % other[0])
+                    changed = True
+            for (p, a), ids in sorted(args.items(), key=str):
+                if len(ids) > 1 and any(x not in why for x in ids if x):
+                    for x in ids:
+                        if x and x not in why:
+                            why[x] = ("%s in %s may name another timer there: the converter "
+                                      "goes by the text" % (a, p))
+                            changed = True
+
+    def targets(self, by_id, cb_defs):
+        """The positions of the declarations and parameters to retype, and
+        the list of the soft timers left."""
+        for x in sorted(by_id):
+            for s in by_id[x]:
+                if x not in self.ids and self.why.get(x):
+                    # a mode the plan cannot read may be a hard one
+                    what = "hrtimer" if self.why[x].startswith("its mode") else "soft hrtimer"
+                    self.left.append((s.path, line_of(self.texts[s.path], s.pos),
+                                      "%s left alone: %s" % (what, self.why[x])))
+        for x in self.ids:
+            for d in self.decls[x[1]]:
+                if (d[4] or "") == x[0] or (not x[0] and d[3] != "member"):
+                    self.add_at(d[0], d[1])
+        for cb in self.cbs:
+            for p, pos in cb_defs[cb][1]:
+                self.add_at(p, pos)
+        self.left = sorted(set(self.left))
+
+    def add_at(self, p, pos):
+        line, col = line_col(self.texts[p], pos)
+        self.at.add((p, line, col))
+
+    def foreign_why(self, s):
+        ps = parts(s.expr)
+        if len(ps) <= 1 or not norm(s.expr).startswith("&"):
+            return ("soft hrtimer reached through a pointer (%s), left alone: the converter "
+                    "follows a timer from its declaration; convert by hand" % " ".join(s.expr.split()))
+        stype = container_type(self.texts[s.path], s.pos, s.expr, self.members)
+        return ("kernel-owned soft hrtimer, left alone: %s is a member of %s not defined in the "
+                "files converted; the kernel's code uses it as an hrtimer. If the driver defines "
+                "it in another file, convert that file too (DIR=)"
+                % (ps[-1], "struct " + stype if stype else "a struct"))
+
+    def callback(self, cb, foreign_cb):
+        """(its parameter, [(path, pos)] of the word hrtimer of that
+        parameter in its definition and prototypes), or why it cannot be
+        converted."""
+        if cb in foreign_cb:
+            return "it is also the callback of an hrtimer that is not the driver's own"
+        defs, protos = self.cb_decls(cb)
+        if len(defs) != 1:
+            return ("%s() has %s definition with one struct hrtimer * parameter in the files "
+                    "converted" % (cb, "no" if not defs else "more than one"))
+        allowed = set((p, m.start()) for p, m in defs + protos)
+        allowed.update((s.path, s.cbpos) for s in self.setups if s.cb == cb)
+        for p, t in self.texts.items():
+            for m in re.finditer(r"\b%s\b" % re.escape(cb), t):
+                if (p, m.start()) not in allowed:
+                    return "%s() is also named at %s" % (cb, self.where(p, m.start()))
+        p, d = defs[0]
+        t, param = self.texts[p], d.group(2)
+        body = (d.end() - 1, block_end(t, d.end() - 1))
+        for m in re.finditer(r"(?<![\w.>])%s\b" % re.escape(param), t[body[0]:body[1]]):
+            pos = body[0] + m.start()
+            c = call_at(t, pos)
+            if c and c[0] in HRT_TWINS and c[1] == 0 and is_whole_arg(t, c[2], param):
+                continue
+            if not c or (not (c[0] in HRT_CONTAINER and c[1] in (HRT_CONTAINER[c[0]], 2)) and
+                         not HRT_PRINT.fullmatch(c[0])):
+                return ("the parameter of %s() is used at %s, not as the timer of a call that has "
+                        "an si_hrtimer twin nor in its container_of()" % (cb, self.where(p, pos)))
+        return param, [(pp, m.start(1)) for pp, m in defs + protos]
+
+    def cb_decls(self, cb, types="hrtimer"):
+        """The definitions and prototypes of cb with one struct hrtimer *
+        parameter: [(path, match)] each."""
+        defs, protos = [], []
+        rx = re.compile(r"\b%s\s*\(\s*(?:const\s+)?struct\s+(%s)\s*\*\s*(\w*)\s*\)\s*([{;])"
+                        % (re.escape(cb), types))
+        for p, t in self.texts.items():
+            for m in rx.finditer(t):
+                if m.group(3) == ";":
+                    protos.append((p, m))
+                elif brace_depth(t, m.start()) == 0:
+                    defs.append((p, m))
+        return defs, protos
+
+
+def hrt_failures(texts, raw, ids, cbs):
+    """After conversion: the timers ("struct.member", ".variable") and
+    callbacks the plan converted that still have an hrtimer declaration,
+    call or parameter (Coccinelle could not rewrite them there): their
+    groups must be left alone."""
+    plan = HrtPlan(texts, raw, None, ("hrtimer", "si_hrtimer"))
+    want = set(tuple(x.split(".", 1)) for x in ids)
+    bad = set()
+    for n in set(x[1] for x in want):
+        for d in plan.decls.get(n, []):
+            x = ((d[4] or "") if d[3] == "member" else "", n)
+            if x in want and texts[d[0]].startswith("hrtimer", d[1]):
+                bad.add(x)
+    for found, p, pos, kind, arg in plan.uses(set(x[1] for x in want)):
+        bad.update(x for x in found & want if kind in ("call", "function"))
+    out = set("%s.%s" % x for x in bad)
+    for cb, param in cbs.items():
+        defs, protos = plan.cb_decls(cb)
+        sdefs, _ = plan.cb_decls(cb, "si_hrtimer")
+        if defs or protos:
+            out.add(cb)
+        for p, d in sdefs:
+            t = texts[p]
+            body = t[d.end() - 1:block_end(t, d.end() - 1)]
+            if re.search(r"(?<!si_)\b(?:%s)\s*\(\s*%s\b" % ("|".join(HRT_TWINS), re.escape(param)), body):
+                out.add(cb)
+    return out
+
+
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("env", "foreign"):
+    if len(sys.argv) < 2 or sys.argv[1] not in ("env", "foreign", "hrcheck"):
         sys.exit(__doc__)
     files = sys.argv[2:]
     texts, own, dwork, hrt = scan(files)
@@ -353,6 +925,16 @@ def main():
     for f in files:
         with open(f, errors="replace") as fh:
             texts_raw[f] = fh.read()
+    if sys.argv[1] == "hrcheck":
+        cbs = dict(e.split("=", 1) for e in os.environ.get("SI_HRT_CBS", "").split(",") if "=" in e)
+        print(" ".join(sorted(hrt_failures(texts, texts_raw, names_env("SI_HRT_IDS"), cbs))))
+        return 0
+    hplan = HrtPlan(texts, texts_raw, names_env("SI_HRT_EXCLUDE"))
+    # Every hrtimer's name, whatever declares it: its .function is no timer_list's.
+    hrt.update(hrt_decls(texts, ("hrtimer", "si_hrtimer")))
+    for t in texts.values():
+        for m in re.finditer(r"\b(?:si_)?hrtimer_(?:setup|init)\w*\s*\(", t):
+            hrt.update(parts(first_arg(t, m.end() - 1))[-1:])
     if sys.argv[1] == "env":
         print("SI_OWN_MEMBERS=%s" % shlex.quote(",".join(sorted(own))))
         print("SI_DWORK=%s" % shlex.quote(",".join(sorted(dwork))))
@@ -360,6 +942,10 @@ def main():
         print("SI_TYPED_FOREIGN=%s" % shlex.quote(" ".join(sorted(k for k, v in TYPED.items() if not v))))
         print("SI_FOREIGN_CB=%s" % shlex.quote(",".join(sorted(foreign_callbacks(texts, own, dwork,
                                                                                   hrt)))))
+        print("SI_HRT_IDS=%s" % shlex.quote(",".join(sorted("%s.%s" % x for x in hplan.ids))))
+        print("SI_HRT_CBS=%s" % shlex.quote(",".join("%s=%s" % c for c in sorted(hplan.cbs.items()))))
+        print("SI_HRT_AT=%s" % shlex.quote("\n".join("%s\t%d\t%d" % a for a in sorted(hplan.at))))
+        print("SI_HRT_EXPRS=%s" % shlex.quote("\n".join("%s\t%s" % a for a in sorted(hplan.exprs))))
         return 0
     kdir = os.environ.get("KDIR") or "/lib/modules/%s/build" % os.uname().release
     if not os.path.isdir(kdir):
@@ -398,6 +984,8 @@ def main():
         else:
             what = "%s(%s)" % (fn, ", ".join(" ".join(a.split()) for a in call_args(texts[p], m.end() - 1)))
         print("%s:%d: %s: kernel-owned timer, left alone: %s" % (p, line, what, why))
+    for p, line, why in sorted(hplan.left):
+        print("%s:%d: %s: %s" % (p, line, texts_raw[p].split("\n")[line - 1].strip(), why))
     for p, t in texts.items():
         for m in FUNCTION_SET.finditer(t):
             a = m.group("t")

@@ -1,14 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Convert a driver's timer_list timers to si_timer, in place
+# Convert a driver's timer_list timers to si_timer, and its soft hrtimers to
+# si_hrtimer, in place
 # (scripts/coccinelle/si_timer_convert.cocci; Documentation/migration.md).
 #
 #   si-migrate.sh [--diff] FILE|DIR...
 #
 # DIR: every *.c and *.h below it. --diff prints the change instead of
-# writing it. Converted callbacks stay in compatible mode; audit them with
-# scripts/si-timer-audit.py before adding SI_TIMER_SOFTINTERRUPTIBLE.
+# writing it. The driver's soft hrtimers (HRTIMER_MODE_*_SOFT) become
+# si_hrtimers; hard ones stay. Converted callbacks stay in compatible mode;
+# audit them with scripts/si-timer-audit.py before adding
+# SI_TIMER_SOFTINTERRUPTIBLE.
 # Timers the kernel owns are left alone; they and whatever else is left for
 # you are listed on stderr, in every mode. KDIR: the kernel headers in which
 # the struct of a kernel-owned timer is looked up.
@@ -16,13 +19,14 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 cocci=$here/coccinelle/si_timer_convert.cocci
+macros=$here/coccinelle/si_timer_macros.h
 scan=$here/si-migrate-scan.py
 die() { echo "si-migrate: $*" >&2; exit 1; }
 command -v spatch > /dev/null || die "spatch not found (apt-get install coccinelle)"
 
 diff_only=
 [ "${1:-}" = --diff ] && { diff_only=1; shift; }
-[ $# -gt 0 ] || { sed -n '4,14s/^# \{0,1\}//p' "$0" >&2; exit 1; }
+[ $# -gt 0 ] || { sed -n '4,17s/^# \{0,1\}//p' "$0" >&2; exit 1; }
 
 files=()
 for a in "$@"; do
@@ -37,19 +41,26 @@ done
 [ ${#files[@]} -gt 0 ] || die "no .c or .h file in $*"
 
 # Which timers are the driver's own (declared in these files), which the
-# kernel's: the semantic patch converts only the former.
-SI_OWN_MEMBERS= SI_DWORK= SI_FOREIGN_CB= SI_TYPED_OWN= SI_TYPED_FOREIGN=
-eval "$(python3 "$scan" env "${files[@]}")"
-export SI_MIGRATE_SCAN=$scan SI_OWN_MEMBERS SI_DWORK SI_FOREIGN_CB SI_TYPED_OWN SI_TYPED_FOREIGN
+# kernel's: the semantic patch converts only the former. Which soft
+# hrtimers become si_hrtimers, and the positions to rewrite for them.
+SI_HRT_EXCLUDE=
+plan() {
+	SI_OWN_MEMBERS= SI_DWORK= SI_FOREIGN_CB= SI_TYPED_OWN= SI_TYPED_FOREIGN=
+	SI_HRT_IDS='' SI_HRT_CBS='' SI_HRT_AT='' SI_HRT_EXPRS=''
+	eval "$(python3 "$scan" env "${files[@]}")"
+	export SI_MIGRATE_SCAN=$scan SI_OWN_MEMBERS SI_DWORK SI_FOREIGN_CB SI_TYPED_OWN \
+		SI_TYPED_FOREIGN SI_HRT_IDS SI_HRT_CBS SI_HRT_AT SI_HRT_EXPRS SI_HRT_EXCLUDE
+}
 
 # A file that now uses si_timer but got it through another header: include it
 # after the file's last <linux/...> include outside any #if (an include
 # guard's #ifndef counts as outside), else before its first include; in a
 # file without includes, after its include guard or before its first code.
+# $2: the header, $3: what in the file needs it.
 add_include() {
-	local f=$1
-	grep -q 'si_timer\|SI_TIMER' "$f" || return 0
-	grep -q '#include[[:space:]]*<si_timer.h>' "$f" && return 0
+	local f=$1 h=$2
+	grep -q "$3" "$f" || return 0
+	grep -q "#include[[:space:]]*<$h>" "$f" && return 0
 	awk '
 	BEGIN { depth = 0; min = -1 }
 	{ lines[NR] = $0 }
@@ -79,36 +90,57 @@ add_include() {
 		else if (guarddef) at = guarddef
 		else if (code) { at = code; before = 1 }
 		for (i = 1; i <= NR; i++) {
-			if (i == at && before) { print "#include <si_timer.h>"; if (min < 0) print "" }
+			if (i == at && before) { print "#include <" h ">"; if (min < 0) print "" }
 			print lines[i]
-			if (i == at && !before) print "#include <si_timer.h>"
+			if (i == at && !before) print "#include <" h ">"
 		}
 		if (at < 0) exit 3
-	}' "$f" > "$f.si-migrate" && mv "$f.si-migrate" "$f" ||
-		{ rm -f "$f.si-migrate"; echo "si-migrate: $f: no #include of its own: it gets <si_timer.h> from the file including it, or add it" >&2; }
+	}' h="$h" "$f" > "$f.si-migrate" && mv "$f.si-migrate" "$f" ||
+		{ rm -f "$f.si-migrate"; echo "si-migrate: $f: no #include of its own: it gets <$h> from the file including it, or add it" >&2; }
 }
 
+# Convert $1, a copy of $2 (the name the scan's positions use).
 convert() {
-	spatch --very-quiet --sp-file "$cocci" -D patch --no-includes --include-headers \
-		--in-place "$1" > /dev/null || { echo "si-migrate: spatch failed on $2" >&2; return 1; }
-	add_include "$1"
+	SI_MIGRATE_FILE=$2 spatch --very-quiet --sp-file "$cocci" --macro-file "$macros" -D patch \
+		--no-includes --include-headers --in-place "$1" > /dev/null ||
+		{ echo "si-migrate: spatch failed on $2" >&2; return 1; }
+	add_include "$1" si_timer.h 'si_timer\|SI_TIMER'
+	add_include "$1" si_hrtimer.h 'si_hrtimer'
 }
 
 rc=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-conv=()		# the converted text of each file: itself, or a copy with --diff
+# Every file is converted in a copy. An hrtimer of the plan that Coccinelle
+# could not rewrite everywhere (a use in a macro, code it cannot parse)
+# would be half converted: its group goes to SI_HRT_EXCLUDE and every file
+# is converted again from the original, until none is left half done.
+round=0
+while :; do
+	round=$((round + 1))
+	plan
+	conv=()		# the converted text of each file
+	for i in "${!files[@]}"; do
+		f=${files[$i]}
+		mkdir -p "$tmp/$round/$i"
+		cp "$f" "$tmp/$round/$i/"
+		convert "$tmp/$round/$i/${f##*/}" "$f" || rc=1
+		conv+=("$tmp/$round/$i/${f##*/}")
+	done
+	half=$(python3 "$scan" hrcheck "${conv[@]}")
+	new=$(for n in $half; do case " $SI_HRT_EXCLUDE " in *" $n "*) ;; *) echo "$n" ;; esac; done)
+	[ -n "$new" ] || break
+	SI_HRT_EXCLUDE="$SI_HRT_EXCLUDE ${new//$'\n'/ }"
+done
+# Excluded and still half converted: the plan and the check disagree. Write nothing.
+[ -z "$half" ] || die "hrtimers Coccinelle left half converted, nothing written: $half"
 for i in "${!files[@]}"; do
 	f=${files[$i]}
 	if [ -n "$diff_only" ]; then
-		mkdir -p "$tmp/$i"
-		cp "$f" "$tmp/$i/"
-		convert "$tmp/$i/${f##*/}" "$f" || rc=1
-		diff -u --label "a/$f" --label "b/$f" "$f" "$tmp/$i/${f##*/}" || true
-		conv+=("$tmp/$i/${f##*/}")
+		diff -u --label "a/$f" --label "b/$f" "$f" "${conv[$i]}" || true
 	else
-		convert "$f" "$f" || rc=1
-		conv+=("$f")
+		cmp -s "$f" "${conv[$i]}" || cat "${conv[$i]}" > "$f"
+		conv[i]=$f
 	fi
 done
 
@@ -118,7 +150,7 @@ done
 # code lines (comments are not code) that still name the timer_list API.
 names=()
 for i in "${!files[@]}"; do
-	names+=(-e "s|^${conv[$i]}:|${files[$i]}:|")
+	names+=(-e "s|${conv[$i]}:|${files[$i]}:|g")
 done
 left=$(python3 "$scan" foreign "${conv[@]}" | sed "${names[@]}")
 seen=$(printf '%s\n' "$left" | sed -n 's/^\([^:]*:[0-9]*\):.*/\1/p')

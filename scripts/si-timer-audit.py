@@ -5,8 +5,10 @@ SI_TIMER_SOFTINTERRUPTIBLE (Documentation/migration.md, "2. Audit").
 
 Timer callbacks are the functions given to timer_setup()/si_timer_setup()
 (also _on_stack), setup_timer(), DEFINE_TIMER()/DEFINE_SI_TIMER(),
-__TIMER_INITIALIZER(), a timer's `.function =`, and every function whose
-only parameter is a struct timer_list * or struct si_timer *. For each, with
+__TIMER_INITIALIZER(), a timer's `.function =`, si_hrtimer_setup(), a soft
+hrtimer's setup (what si-migrate.sh makes an si_hrtimer), and every
+function whose only parameter is a struct timer_list *, struct si_timer *
+or struct si_hrtimer *. For each, with
 the functions and function-like macros it calls in the same sources, the
 audit lists the evidence and a verdict, the worst evidence winning:
 
@@ -14,8 +16,11 @@ audit lists the evidence and a verdict, the worst evidence winning:
                    take no lock, or take each with _bh/_irq/_irqsave (or
                    inside local_bh_disable()/local_irq_save()), or take it
                    plainly but it is shared only with timer callbacks (the
-                   TIMER and HRTIMER vectors stay masked while a
-                   soft-interruptible callback runs) and process context;
+                   TIMER vector stays masked while a soft-interruptible
+                   callback runs) and process context;
+  mask_hrtimer     safe but for soft hrtimer callbacks that share a lock
+                   taken plainly or per-CPU data: HRTIMER is masked only
+                   with SI_TIMER_MASK_HRTIMER, which the callback then needs;
   review           something the audit cannot clear, with the reason: a
                    lock also taken by code of unknown context (a function
                    handed to a registration the audit does not know counts
@@ -23,23 +28,27 @@ audit lists the evidence and a verdict, the worst evidence winning:
                    cannot resolve, a callback it could not parse, a
                    synchronous cancel of the timer from softirq or
                    BH-disabled code (the -EDEADLK case);
-  needs_bh         a lock taken plainly that softirq code also takes, or a
-                   softirq raised with bottom halves enabled;
+  needs_bh         a lock taken plainly that softirq code also takes, a
+                   softirq raised, or the network stack's softirq path
+                   called (->ndo_start_xmit()...), with bottom halves enabled;
   keep_compatible  context assumptions (in_softirq()...), per-CPU data
                    shared with softirq code.
 
 Softirq code: NAPI polls, tasklets, packet and protocol receive handlers
 (packet_type, net_protocol, rx_handler, encapsulation and socket callbacks),
 ndo_start_xmit and qdisc operations, BH workqueue items, USB completions,
-block completions, RCU callbacks, soft hrtimer callbacks (HRTIMER softirq,
-masked like TIMER), and kernel locks the network softirqs take (a qdisc's
-root lock, a socket's bh_lock_sock(), a TX queue's _xmit_lock).
+block completions, RCU callbacks, CAN receive handlers, and kernel locks the
+network softirqs take (a qdisc's root lock, a socket's bh_lock_sock(), a TX
+queue's _xmit_lock). Soft hrtimer callbacks (HRTIMER softirq), and
+si_hrtimer callbacks in compatible mode which stand for them, make
+mask_hrtimer.
 
 It reads C text with regular expressions, not a compiler: locks are matched
 by the last member name of their expression (&dev->lock and &priv->lock are
 both "lock"), local pointers and helpers' parameters and return values are
-followed within the sources given, softirq code is that registered in the
-callback's directory (--tree-wide: anywhere), and #if/#ifdef keep their
+followed within the sources given (and functions of them handed to a call
+that leaves them, as to an iterator), softirq code is that registered in
+the callback's directory (--tree-wide: anywhere), and #if/#ifdef keep their
 first branch. Read the evidence.
 
 usage: si-timer-audit.py [--format=text|tsv] [--tree-wide] FILE|DIR...
@@ -78,12 +87,21 @@ KERNEL_SOFTIRQ_LOCK = {
 }
 GUARD = re.compile(r"\b(?:scoped_)?guard\s*\(\s*(?P<cls>\w+)\s*\)?\s*[(,]")
 # This CPU's per-CPU data (per_cpu_ptr(p, cpu) names a CPU: no interleaving
-# with a softirq of the running CPU in particular).
+# with a softirq of the running CPU in particular, unless that CPU is the
+# running one: PER_CPU_PTR).
 PERCPU = re.compile(
     r"\b(?P<op>(?:__)?(?:this_cpu|raw_cpu)_\w+|get_cpu_var|get_cpu_ptr|"
     r"this_cpu_ptr|raw_cpu_ptr)\s*\(")
+# per_cpu_ptr(p, cpu) is this CPU's data when cpu is (Tree.this_cpu()).
+PER_CPU_PTR = re.compile(r"\b(?P<op>per_cpu_ptr)\s*\(")
+SMP_ID = re.compile(r"\b(?:raw_)?smp_processor_id\s*\(|\bget_cpu\s*\(\s*\)")
 CONTEXT = re.compile(
     r"\b(in_softirq|in_serving_softirq|in_interrupt|softirq_count|lockdep_assert_in_softirq)\s*\(")
+# Calls only softirq (or BH-disabled) code may make: a driver's own call of
+# the transmit routine (->ndo_start_xmit(), as f_ncm's timer does), the
+# receive entry points NAPI uses.
+BH_CALLER = re.compile(r"(?:(?:->|\.)\s*(ndo_start_xmit)|\b(netdev_start_xmit|dev_hard_start_xmit|"
+                       r"netif_receive_skb(?:_list|_core)?|napi_gro_receive|napi_gro_frags))\s*\(")
 RAISE = re.compile(r"\b(napi_schedule\w*|__napi_schedule\w*|(?:__)?raise_softirq_irqoff)\s*\(")
 BH_OFF = re.compile(r"\b(local_bh_disable|local_irq_disable|local_irq_save|spin_lock_bh|"
                     r"spin_lock_irq(?:save)?|read_lock_bh|write_lock_bh|rcu_read_lock_bh|"
@@ -98,15 +116,16 @@ BH_ONLY_ON = re.compile(r"\b(local_bh_enable|spin_unlock_bh|read_unlock_bh|write
                         r"rcu_read_unlock_bh|netif_tx_unlock_bh|sch_tree_unlock)\s*\(")
 SYNC_CANCEL = re.compile(r"\b(?P<fn>del_timer_sync|timer_delete_sync|del_singleshot_timer_sync|"
                          r"timer_shutdown_sync|si_timer_delete_sync|si_del_timer_sync|"
-                         r"si_timer_shutdown_sync)\s*\(")
+                         r"si_timer_shutdown_sync|hrtimer_cancel|si_hrtimer_cancel)\s*\(")
 TIMER_SETUP = re.compile(
     r"\b(?P<api>(?:si_)?timer_setup(?:_on_stack)?|setup_timer|__setup_timer)\s*\(")
 DEFINE_TIMER = re.compile(r"\b(?P<api>DEFINE_(?:SI_)?TIMER)\s*\(\s*(?P<t>\w+)\s*,\s*(?P<fn>\w+)")
 TIMER_INIT = re.compile(r"\b(?P<t>\w+)(?:\s*\[[^]=]*\])?\s*=\s*(?P<api>__(?:SI_)?TIMER_INITIALIZER)"
                         r"\s*\(\s*(?P<fn>\w+)")
 FUNCTION_ASSIGN = re.compile(r"(?P<lhs>[\w.\->\[\]]+?)\s*(?:\.|->)\s*function\s*=\s*&?(?P<fn>\w+)\s*;")
-TIMER_PARAM = re.compile(r"^\s*(?:const\s+)?struct\s+(?:timer_list|si_timer)\s*\*\s*\w*\s*$")
+TIMER_PARAM = re.compile(r"^\s*(?:const\s+)?struct\s+(?:timer_list|si_timer|si_hrtimer)\s*\*\s*\w*\s*$")
 HRTIMER_PARAM = re.compile(r"^\s*struct\s+hrtimer\s*\*\s*\w*\s*$")
+SI_HRTIMER_SETUP = re.compile(r"\bsi_hrtimer_setup(?:_on_stack)?\s*\(")
 CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "do", "else", "case",
             "typeof", "__typeof__", "defined", "__attribute__", "asm", "__asm__"}
@@ -120,13 +139,19 @@ NOT_CALLS = {"from_timer", "timer_container_of", "si_timer_container_of", "conta
              "atomic_inc", "atomic_dec", "atomic_read", "atomic_set", "atomic_add", "atomic_sub",
              "test_bit", "set_bit", "clear_bit", "readl", "writel", "ioread32", "iowrite32", "le32_to_cpu",
              "cpu_to_le32", "le16_to_cpu", "cpu_to_le16", "IS_ENABLED", "offsetof", "typeof"}
-RANK = {"safe": 0, "review": 1, "needs_bh": 2, "keep_compatible": 3}
+RANK = {"safe": 0, "mask_hrtimer": 1, "review": 2, "needs_bh": 3, "keep_compatible": 4}
 
 # Where a function handed to a registration runs. Definite softirq kinds make
-# a shared plain lock needs_bh; "timer" kinds are masked with the callback;
-# "process" and "hardirq" are no hazard for a plain lock; anything else is
-# "possibly softirq".
-SOFTIRQ, TIMERVEC, PROCESS, HARDIRQ, MAYBE = "softirq", "timer", "process", "hardirq", "maybe"
+# a shared plain lock needs_bh; "timer" kinds (the TIMER vector, and the
+# executors) are masked with the callback; "hrtimer" kinds (soft hrtimer
+# callbacks: the HRTIMER vector) only with SI_TIMER_MASK_HRTIMER; "process"
+# and "hardirq" are no hazard for a plain lock; anything else is "possibly
+# softirq".
+SOFTIRQ, TIMERVEC, HRTVEC, PROCESS, HARDIRQ, MAYBE = ("softirq", "timer", "hrtimer", "process",
+                                                     "hardirq", "maybe")
+SOFT_HRT = "soft hrtimer callback (HRTIMER softirq)"
+COMPAT_SI_HRT = ("si_hrtimer callback in compatible mode (counted as a soft hrtimer: it stands "
+                 "for one)")
 # Registration calls: name -> (index of the function argument, kind, what).
 REG_CALLS = {
     "netif_napi_add": (2, SOFTIRQ, "NAPI poll"),
@@ -141,6 +166,7 @@ REG_CALLS = {
     "DECLARE_TASKLET_DISABLED": (1, SOFTIRQ, "tasklet"),
     "DECLARE_TASKLET_OLD": (1, SOFTIRQ, "tasklet"),
     "netdev_rx_handler_register": (1, SOFTIRQ, "rx_handler (NET_RX softirq)"),
+    "can_rx_register": (4, SOFTIRQ, "CAN receive handler (NET_RX softirq)"),
     "usb_fill_bulk_urb": (5, SOFTIRQ, "USB completion"),
     "usb_fill_int_urb": (5, SOFTIRQ, "USB completion"),
     "usb_fill_control_urb": (6, SOFTIRQ, "USB completion"),
@@ -148,6 +174,7 @@ REG_CALLS = {
     "call_rcu_hurry": (1, SOFTIRQ, "RCU callback"),
     "call_srcu": (2, SOFTIRQ, "SRCU callback (bottom halves off)"),
     "hrtimer_setup": (1, None, "hrtimer callback"),
+    "hrtimer_setup_on_stack": (1, None, "hrtimer callback"),
     "INIT_WORK": (1, PROCESS, "work item"),
     "INIT_DELAYED_WORK": (1, PROCESS, "delayed work item"),
     "INIT_DEFERRABLE_WORK": (1, PROCESS, "delayed work item"),
@@ -435,6 +462,10 @@ class Tree:
             for fn in functions(f, self.text[f]) + macros(f, self.raw[f]):
                 self.defs.setdefault(fn.name, []).append(fn)
         self.walks = {}
+        self.consts = {}        # object-like macros: name -> value
+        for t in self.raw.values():
+            for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n\\]+?)[ \t]*$", t, re.M):
+                self.consts.setdefault(m.group(1), m.group(2))
         self.globals = set()    # locks defined at file scope
         for t in self.raw.values():
             self.globals.update(re.findall(r"\bDEFINE_(?:RAW_)?(?:SPINLOCK|RWLOCK)\s*\(\s*(\w+)", t))
@@ -479,6 +510,8 @@ class Tree:
             out.append((fn, bind))
             for m in CALL.finditer(fn.body):
                 c = m.group(1)
+                if c not in self.defs and c not in KEYWORDS:
+                    todo.extend(self.handed(fn, bind, c, m))
                 if c not in self.defs or c in KEYWORDS or c == fn.name:
                     continue
                 callee = self.func(c, fn.path)
@@ -493,6 +526,27 @@ class Tree:
                     b["@off"] = "1"
                 todo.append((c, fn.path, b))
         self.walks[(name, path)] = out
+        return out
+
+    def handed(self, fn, bind, c, m):
+        """The functions of the tree that fn hands to c(), a call leaving
+        the sources that registers nothing the audit knows: an iterator such
+        as ieee80211_iterate_active_interfaces_atomic() runs them there and
+        then, in the caller's context, so the walk follows them."""
+        if c in REG_CALLS or c in THREADED_IRQ or c in PROCESS_CALLS or \
+                TIMER_SETUP.match(c + "(") or c.startswith(("hrtimer_", "si_hrtimer_")):
+            return []
+        try:
+            args = call_args(fn.body, m.end() - 1)
+        except ValueError:
+            return []
+        off = {"@off": "1"} if bind.get("@off") or bh_disabled_at(fn.body, m.start()) else {}
+        out = []
+        for a in args:
+            a = a.lstrip("&").strip()
+            d = self.func(a, fn.path) if re.fullmatch(r"\w+", a) and a != fn.name else None
+            if d is not None and not d.macro:
+                out.append((a, fn.path, dict(off)))
         return out
 
     def reach(self, name, path):
@@ -600,7 +654,11 @@ class Tree:
                 cls = m.group("cls")
                 if not re.search(r"spinlock|rwlock|read_lock|write_lock", cls):
                     continue
-                args = call_args(fn.body, m.end() - 1)
+                try:
+                    # guard(cls)(lock), scoped_guard(cls, lock): the lock is the last argument
+                    args = call_args(fn.body, m.start() if m.group(0).endswith(",") else m.end() - 1)
+                except ValueError:
+                    continue
                 key, r, ok = self.lock_key(fn, bind, args[-1], m.start())
                 plain = not re.search(r"_bh|_irq", cls) and not bind.get("@off") and \
                     not bh_disabled_at(fn.body, m.start())
@@ -611,7 +669,10 @@ class Tree:
 
     def percpu(self, name, path):
         out = []
-        for fn in self.reach(name, path):
+        reach = self.reach(name, path)
+        # A CPU number handed down a path that reads smp_processor_id(): this CPU's.
+        cpu_here = any(SMP_ID.search(f.body) for f in reach)
+        for fn in reach:
             for m in PERCPU.finditer(fn.body):
                 try:
                     args = call_args(fn.body, m.end() - 1)
@@ -619,7 +680,31 @@ class Tree:
                     continue
                 out.append((percpu_key(args[0]), m.group("op"), args[0], fn,
                             self.where(fn, m.start())))
+            for m in PER_CPU_PTR.finditer(fn.body):
+                try:
+                    args = call_args(fn.body, m.end() - 1)
+                except ValueError:
+                    continue
+                if len(args) == 2 and self.this_cpu(fn, args[1], m.start(), cpu_here):
+                    out.append((percpu_key(args[0]), m.group("op"), ", ".join(args), fn,
+                                self.where(fn, m.start())))
         return out
+
+    @staticmethod
+    def this_cpu(fn, cpu, pos, cpu_here):
+        """The CPU argument of per_cpu_ptr() at pos in fn is the running
+        CPU's: smp_processor_id() itself, a local set from it (through a
+        helper such as a CPU-to-queue map, too), or a parameter of fn on a
+        path that reads it."""
+        cpu = unparen(cpu)
+        if SMP_ID.search(cpu):
+            return True
+        if not re.fullmatch(r"\w+", cpu):
+            return False
+        sets = list(re.finditer(r"(?<![\w>.])%s\s*=(?!=)\s*([^;]+);" % re.escape(cpu), fn.body[:pos]))
+        if sets:
+            return bool(SMP_ID.search(sets[-1].group(1)))
+        return cpu in fn.pnames and cpu_here
 
     def matches(self, name, path, rx):
         out = []
@@ -637,6 +722,23 @@ class Tree:
             if args:
                 modes[member_key(args[0])] = args[-1]
         return modes
+
+    def hrtimer_kind(self, mode, api):
+        """(kind, what) of the callback of an hrtimer set up with mode:
+        HARD or without SOFT runs in hardirq context (off PREEMPT_RT: on RT
+        in the softirq, where a lock cannot deadlock); a mode the audit
+        cannot read (a variable, say) may be SOFT."""
+        m = " ".join((mode or "").split())
+        for _ in range(4):          # object-like macros of the sources
+            m = re.sub(r"\b\w+\b", lambda w: self.consts.get(w.group(0), w.group(0)), m)
+        if re.search(r"_HARD\b", m):
+            return HARDIRQ, "hard hrtimer callback (%s())" % api
+        if "SOFT" in m:
+            return HRTVEC, "%s (%s())" % (SOFT_HRT, api)
+        if re.fullmatch(r"\(?HRTIMER_MODE_\w+\)?", m):
+            return HARDIRQ, "hrtimer callback, hardirq context (%s())" % api
+        return MAYBE, ("hrtimer callback whose mode (%s) the audit cannot read: possibly a soft "
+                       "hrtimer (%s())" % (m or "unknown", api))
 
     def registrations(self):
         """Timer callbacks {(name, file): (api, flags, timer key)}, handlers
@@ -668,9 +770,11 @@ class Tree:
                 fn, key = m.group("fn"), member_key(m.group("lhs"))
                 d = self.func(fn, f)
                 if key in modes or (d is not None and d.params and HRTIMER_PARAM.match(d.params[0])):
-                    soft = "_SOFT" in modes.get(key, "")
-                    add(fn, f, TIMERVEC if soft else HARDIRQ,
-                        "soft hrtimer callback (HRTIMER softirq)" if soft else "hrtimer callback")
+                    kind, what = self.hrtimer_kind(modes.get(key), "hrtimer_init")
+                    add(fn, f, kind, what)
+                    if kind == HRTVEC:
+                        # what si-migrate.sh makes an si_hrtimer: audited too
+                        timers.setdefault((fn, f), ("hrtimer_init SOFT", "", key))
                 elif (d is not None and d.params and TIMER_PARAM.match(d.params[0])) or \
                         (d is None and "timer" in m.group("lhs") and "hrtimer" not in m.group("lhs")):
                     timers.setdefault((fn, f), (".function =", "", key))
@@ -693,14 +797,27 @@ class Tree:
                 if len(args) <= idx or not re.fullmatch(r"&?\w+", args[idx]):
                     continue
                 fn = args[idx].lstrip("&")
-                if reg == "hrtimer_setup":
-                    soft = "_SOFT" in args[-1]
-                    kind, what = (TIMERVEC, "soft hrtimer callback (HRTIMER softirq)") if soft \
-                        else (HARDIRQ, "hrtimer callback")
+                if reg.startswith("hrtimer_setup"):
+                    kind, what = self.hrtimer_kind(args[-1], reg)
+                    add(fn, f, kind, what)
+                    if kind == HRTVEC:
+                        timers.setdefault((fn, f), ("%s SOFT" % reg, "", member_key(args[0])))
+                    continue
                 if reg in ("request_irq", "devm_request_irq"):
                     # Forced-threaded on PREEMPT_RT, with bottom halves off.
                     threaded.add((fn, f))
                 add(fn, f, kind, "%s (%s())" % (what, reg))
+            for m in SI_HRTIMER_SETUP.finditer(t):
+                try:
+                    args = call_args(t, m.end() - 1)
+                except ValueError:
+                    continue
+                if len(args) < 5 or not re.fullmatch(r"&?\w+", args[1]):
+                    continue
+                fn = args[1].lstrip("&")
+                timers.setdefault((fn, f), ("si_hrtimer_setup", args[4], member_key(args[0])))
+                if "SI_TIMER_SOFTINTERRUPTIBLE" not in args[4]:
+                    add(fn, f, HRTVEC, "%s (si_hrtimer_setup())" % COMPAT_SI_HRT)
             # Initializers of known structures, then any .field = fn.
             for m in re.finditer(r"\bstruct\s+(\w+)\s+[\w\s\[\]]*?=\s*\{", t):
                 body = t[m.end():block_end(t, m.end() - 1)]
@@ -773,7 +890,7 @@ class Tree:
                                % (field, " of struct %s" % struct if struct else ""))
 
 
-RANK_KIND = {PROCESS: 0, HARDIRQ: 1, TIMERVEC: 2, MAYBE: 3, SOFTIRQ: 4}
+RANK_KIND = {PROCESS: 0, HARDIRQ: 1, TIMERVEC: 2, HRTVEC: 3, MAYBE: 4, SOFTIRQ: 5}
 
 
 def audit(tree, tree_wide=False):
@@ -805,6 +922,8 @@ def audit(tree, tree_wide=False):
         for lk in tree.locks(fn, f):
             takes.setdefault(lk["key"], []).append((lk, kind, what, fn, f))
     for (fn, f) in timers:
+        if handlers.get((fn, f), (None,))[0] == HRTVEC:
+            continue            # a soft hrtimer's, or an si_hrtimer's standing for one
         for lk in tree.locks(fn, f):
             takes.setdefault(lk["key"], []).append((lk, TIMERVEC, "timer callback", fn, f))
     for name, defs in tree.defs.items():
@@ -836,6 +955,9 @@ def audit(tree, tree_wide=False):
             continue
         ev, verdict = [], "safe"
         opted = "SI_TIMER_SOFTINTERRUPTIBLE" in flags
+        # SI_TIMER_MASK_HRTIMER keeps soft hrtimers out as well
+        hr_masked = "SI_TIMER_MASK_HRTIMER" in flags
+        hrt_cb = "hrtimer" in api
 
         def worse(v):
             return v if RANK[v] > RANK[verdict] else verdict
@@ -847,6 +969,8 @@ def audit(tree, tree_wide=False):
             report.append((tree.files[path], cb, "review", where, api, opted, ev, ev[0][1]))
             continue
         done.add(id(fcb))
+        # found by its signature alone, an si_hrtimer's callback is one too
+        hrt_cb = hrt_cb or bool(fcb.params and "si_hrtimer" in fcb.params[0])
         # The timer's container, from the callback's from_timer()/container_of().
         ttype = None
         m = re.search(r"\b(?:from_timer|timer_container_of|si_timer_container_of)\s*\(\s*(\w+)\s*,"
@@ -878,7 +1002,7 @@ def audit(tree, tree_wide=False):
                 ev.append(("needs_bh", "%s; %s" % (what, KERNEL_SOFTIRQ_LOCK[lk["key"]])))
                 verdict = worse("needs_bh")
                 continue
-            bad, maybe, unknown_ctx, timer_only, process = [], [], [], [], []
+            bad, maybe, unknown_ctx, hrt, timer_only, hrt_masked, process = [], [], [], [], [], [], []
             for other, kind, kwhat, root, rpath in takes.get(lk["key"], []):
                 if root == cb and rpath == path:
                     continue
@@ -892,6 +1016,8 @@ def audit(tree, tree_wide=False):
                     maybe.append((other, kwhat, root))
                 elif kind == TIMERVEC:
                     timer_only.append((other, kwhat, root))
+                elif kind == HRTVEC:
+                    (hrt_masked if hr_masked else hrt).append((other, kwhat, root))
                 elif kind in (PROCESS, HARDIRQ):
                     process.append((other, kwhat, root))
                 elif kind is None and id(other["fn"]) not in mine:
@@ -916,12 +1042,23 @@ def audit(tree, tree_wide=False):
                            "registration the audit found: its context is unknown"
                            % (what, other["fn"].name, other["call"], other["where"])))
                 verdict = worse("review")
+            elif hrt:
+                other, kwhat, root = hrt[0]
+                ev.append(("mask_hrtimer", "%s; %s %s() takes it too (%s): soft hrtimers run during "
+                           "a soft-interruptible callback unless it masks them: opt in with "
+                           "SI_TIMER_SOFTINTERRUPTIBLE | SI_TIMER_MASK_HRTIMER (or take it with "
+                           "spin_lock_bh())" % (what, kwhat, root, taker(other, root))))
+                verdict = worse("mask_hrtimer")
             else:
                 shared = []
                 if timer_only:
-                    shared.append("timer callbacks %s (their vectors stay masked while a "
+                    shared.append("timer callbacks %s (the TIMER vector stays masked, and the "
+                                  "executors run one callback at a time, while a "
                                   "soft-interruptible callback runs)"
                                   % ", ".join(sorted(set("%s()" % r for _, _, r in timer_only))))
+                if hrt_masked:
+                    shared.append("soft hrtimer callbacks %s (masked too: SI_TIMER_MASK_HRTIMER)"
+                                  % ", ".join(sorted(set("%s()" % r for _, _, r in hrt_masked))))
                 if process:
                     shared.append("%s (%s)" % (", ".join(sorted(set("%s()" % r for _, _, r in process))),
                                                ", ".join(sorted(set(w for _, w, _ in process)))))
@@ -929,18 +1066,24 @@ def audit(tree, tree_wide=False):
                                                if shared else "no other code in these sources takes it")))
                 p = "%s %s" % (lk["key"], "shared with timer callbacks or process context only"
                                if shared else "taken by this callback only")
+                if hrt_masked:
+                    p += " (soft hrtimers masked: SI_TIMER_MASK_HRTIMER)"
                 if p not in positive:
                     positive.append(p)
         pcb = tree.percpu(cb, path)
         for key, op, expr, fn, where in pcb:
             for (other, opath), (kind, kwhat) in near(path, handlers):
-                if kind not in (SOFTIRQ, MAYBE):
+                if kind not in (SOFTIRQ, MAYBE, HRTVEC) or (kind == HRTVEC and hr_masked) or \
+                        (other == cb and opath == path):
                     continue
                 hits = [h for h in tree.percpu(other, opath) if percpu_match(h[0], key)]
                 if hits:
-                    v = "keep_compatible" if kind == SOFTIRQ else "review"
-                    ev.append((v, "%s(%s) at %s; %s %s() touches it too (%s(%s) at %s)"
-                               % (op, expr, where, kwhat, other, hits[0][1], hits[0][2], hits[0][4])))
+                    v = {SOFTIRQ: "keep_compatible", MAYBE: "review", HRTVEC: "mask_hrtimer"}[kind]
+                    ev.append((v, "%s(%s) at %s; %s %s() touches it too (%s(%s) at %s)%s"
+                               % (op, expr, where, kwhat, other, hits[0][1], hits[0][2], hits[0][4],
+                                  "; per_cpu_ptr() of the running CPU (its CPU comes from "
+                                  "smp_processor_id())"
+                                  if "per_cpu_ptr" in (op, hits[0][1]) else "")))
                     verdict = worse(v)
                     break
         for what, fn, where in tree.matches(cb, path, CONTEXT):
@@ -954,11 +1097,30 @@ def audit(tree, tree_wide=False):
                                % (m.group(1), tree.where(f, m.start()),
                                   "" if f is fcb else " (in %s())" % f.name)))
                     verdict = worse("needs_bh")
+            for m in BH_CALLER.finditer(f.body):
+                if not bh_disabled_at(f.body, m.start()) and \
+                        not any(g is f and b.get("@off") for g, b in tree.walk(cb, path)):
+                    ev.append(("needs_bh", "%s() at %s%s is the network stack's softirq path, "
+                               "which expects bottom halves off: wrap it in "
+                               "local_bh_disable()/local_bh_enable()"
+                               % (m.group(1) or m.group(2), tree.where(f, m.start()),
+                                  "" if f is fcb else " (in %s())" % f.name)))
+                    verdict = worse("needs_bh")
         # Synchronous cancels of this timer from softirq or BH-disabled code.
         for key, d, m, arg, ctype in cancels:
             if tkey is None or key != tkey or id(d) not in here:
                 continue
             if ctype and ttype and ctype != ttype:
+                continue
+            if ("hrtimer" in m.group("fn")) != hrt_cb:
+                continue                # a timer_list's cancel of an hrtimer's name, or back
+            hard = [w for k, w, _ in ctx.get(id(d), []) if k == HARDIRQ]
+            if hrt_cb and hard:
+                ev.append(("review", "%s(%s) at %s in %s() (%s): si_hrtimer_cancel() refuses hard "
+                           "interrupt context (-EINVAL, without waiting) where hrtimer_cancel() "
+                           "waited, in compatible mode too; cancel from process context"
+                           % (m.group("fn"), arg, tree.where(d, m.start()), d.name, hard[0])))
+                verdict = worse("review")
                 continue
             why = None
             kinds = [(k, w) for k, w, _ in ctx.get(id(d), []) if k == SOFTIRQ]
@@ -1021,8 +1183,8 @@ def main():
         for kind, text in ev:
             print("    %-15s %s" % (kind, text))
     n = {v: sum(r[2] == v for r in rep) for v in RANK}
-    print("%d callbacks: %d safe, %d review, %d needs_bh, %d keep_compatible"
-          % (len(rep), n["safe"], n["review"], n["needs_bh"], n["keep_compatible"]))
+    print("%d callbacks: %d safe, %d mask_hrtimer, %d review, %d needs_bh, %d keep_compatible"
+          % (len(rep), n["safe"], n["mask_hrtimer"], n["review"], n["needs_bh"], n["keep_compatible"]))
     return 0
 
 

@@ -55,9 +55,46 @@ EXPECT = {
         "aud_ctx_rcu_fn": ("needs_bh", r"RCU callback.*aud_ctx_rcu_cb"),
         "aud_ctx_bhwq_fn": ("needs_bh", r"BH workqueue.*aud_ctx_bh_work_fn"),
         "aud_ctx_blk_fn": ("needs_bh", r"block completion.*aud_ctx_blk_complete"),
-        "aud_ctx_hrt_fn": ("safe", r"hrt_lock shared with timer callbacks"),
+        # a soft hrtimer is no longer masked with TIMER: SI_TIMER_MASK_HRTIMER
+        "aud_ctx_hrt_fn": ("mask_hrtimer", r"&c->hrt_lock.*soft hrtimer callback.*aud_ctx_hrt_cb\(\)"
+                                           r".*SI_TIMER_SOFTINTERRUPTIBLE \| SI_TIMER_MASK_HRTIMER"),
+        "aud_ctx_hrt_cb": ("safe", r"hrt_lock shared with timer callbacks"),
         "aud_ctx_work_timer_fn": ("safe", r"work_lock shared with timer callbacks or process"),
         "aud_ctx_unk_fn": ("review", r"aud_ctx_notify\(\).*possibly softirq"),
+    },
+    "samples/audit/aud_hrtimer.c": {
+        "aud_hr_shared_fn": ("mask_hrtimer", r"&h->shared_lock.*soft hrtimer callback.*"
+                                             r"aud_hr_soft_cb\(\)"),
+        "aud_hr_pcpu_fn": ("mask_hrtimer", r"this_cpu_add\(\*h->hits\).*soft hrtimer callback.*"
+                                           r"aud_hr_soft_cb\(\).*this_cpu_inc"),
+        "aud_hr_bh_fn": ("safe", r"spin_lock_bh\(\) at aud_hrtimer.c:\d+"),
+        "aud_hr_hard_fn": ("safe", r"spin_lock_irqsave\(\) at aud_hrtimer.c:\d+"),
+        # the soft hrtimer's own callback, through the driver's mode macro
+        "aud_hr_soft_cb": ("safe", r"shared_lock shared with timer callbacks"),
+    },
+    "samples/audit/aud_si_hrtimer.c": {
+        "aud_sih_frame_fn": ("needs_bh", r"&s->tx_lock.*tasklet.*aud_sih_tasklet_fn"),
+        "aud_sih_poll_fn": ("mask_hrtimer", r"&s->compat_lock.*si_hrtimer callback in compatible "
+                                            r"mode.*aud_sih_frame_fn\(\)"),
+        "aud_sih_kick_fn": ("mask_hrtimer", r"&s->kern_lock.*soft hrtimer callback.*aud_sih_kern_cb"),
+        "aud_sih_masked_fn": ("safe", r"masked_lock shared .*SI_TIMER_MASK_HRTIMER"),
+        "aud_sih_kern_cb": ("safe", r"kern_lock shared with timer callbacks"),
+        "aud_sih_stop_fn": ("review", r"si_hrtimer_cancel\(&s->stop\) at aud_si_hrtimer.c:\d+ in "
+                                      r"aud_sih_napi_poll\(\) \(softirq code: NAPI poll.*-EDEADLK"),
+        "aud_sih_irq_fn": ("review", r"si_hrtimer_cancel\(&s->irq_t\) at aud_si_hrtimer.c:\d+ in "
+                                     r"aud_sih_irq\(\).*-EINVAL"),
+    },
+    # What real drivers' soft hrtimer callbacks do (mvpp2, mac80211_hwsim, f_ncm).
+    "samples/audit/aud_hr_paths.c": {
+        "aud_hp_txdone_cb": ("keep_compatible", r"per_cpu_ptr\(h->pcpu, thread\) at aud_hr_paths.c:\d+; "
+                                                r"ndo_start_xmit.*aud_hp_start_xmit\(\).*smp_processor_id"),
+        "aud_hp_iter_cb": ("needs_bh", r"&h->radio_lock at aud_hr_paths.c:\d+ \(in aud_hp_radio_tx\(\)\); "
+                                       r"ndo_start_xmit"),
+        "aud_hp_kick_cb": ("needs_bh", r"ndo_start_xmit\(\) at aud_hr_paths.c:\d+ is the network "
+                                       r"stack's softirq path"),
+        "aud_hp_guard_fn": ("needs_bh", r"guard\(spinlock\)\(\) takes &h->guard_lock.*tasklet"),
+        "aud_hp_canrx_cb": ("review", r"hrtimer_cancel\(&h->canrx\) at aud_hr_paths.c:\d+ in "
+                                      r"aud_hp_can_rcv\(\) \(softirq code: CAN receive handler.*-EDEADLK"),
     },
     # The migration samples: the audit's verdicts on the timer_list originals.
     "samples/migrate": {
@@ -124,6 +161,35 @@ class AuditVerdicts(unittest.TestCase):
     def test_softirq_contexts(self):
         self.check("samples/audit/aud_contexts.c")
 
+    def test_soft_hrtimers_need_mask_hrtimer(self):
+        """A soft-interruptible callback masks TIMER only: data shared with
+        a soft hrtimer callback, unless under spin_lock_bh(), asks for
+        SI_TIMER_MASK_HRTIMER; a HARD hrtimer is hardirq code."""
+        self.check("samples/audit/aud_hrtimer.c")
+
+    def test_si_hrtimer_callbacks(self):
+        """si_hrtimer callbacks are audited; one in compatible mode counts
+        as soft hrtimer code; SI_TIMER_MASK_HRTIMER clears the sharing;
+        si_hrtimer_cancel() in softirq or hardirq code is flagged."""
+        self.check("samples/audit/aud_si_hrtimer.c")
+
+    def test_real_drivers_paths(self):
+        """A CPU's data through per_cpu_ptr(p, smp_processor_id()), a
+        function handed to an iterator, the transmit routine called
+        directly, scoped_guard(), a cancel from a CAN receive handler: none
+        of them may pass for safe."""
+        self.check("samples/audit/aud_hr_paths.c")
+
+    def test_never_safe_next_to_a_soft_hrtimer(self):
+        """No callback that takes a lock plainly, shared with a soft hrtimer
+        callback, is called safe unless it masks HRTIMER."""
+        for path in ("samples/audit/aud_hrtimer.c", "samples/audit/aud_si_hrtimer.c",
+                     "samples/audit/aud_contexts.c"):
+            for m in re.finditer(r"^(\w+)\(\) at \S+ \[([^]]*)\]: (\w+)\n((?:    .*\n)*)", run(path), re.M):
+                if re.search(r"spin_lock\(\) takes .*soft hrtimer callback", m.group(4)) and \
+                        "masked too: SI_TIMER_MASK_HRTIMER" not in m.group(4):
+                    self.assertNotEqual(m.group(3), "safe", "%s: %s" % (path, m.group(1)))
+
     def test_migrate_samples(self):
         self.check("samples/migrate")
 
@@ -160,8 +226,11 @@ class AuditSamplesBuild(unittest.TestCase):
                 shutil.copy(f, d)
             objs = " ".join(sorted(n[:-2] + ".o" for n in os.listdir(d) if n.endswith(".c")))
             with open(os.path.join(d, "Kbuild"), "w") as k:
-                k.write("obj-m := %s\n" % objs)
-            p = subprocess.run(["make", "-C", KDIR, "M=" + d, "W=1", "modules"],
+                # aud_si_hrtimer.c is a converted driver: include/si_hrtimer.h
+                k.write("ccflags-y += -I%s/include\nobj-m := %s\n" % (TOP, objs))
+            # KBUILD_MODPOST_WARN: aud_si_hrtimer.ko links against si_timer.ko
+            p = subprocess.run(["make", "-C", KDIR, "M=" + d, "W=1", "KBUILD_MODPOST_WARN=1",
+                                "modules"],
                                capture_output=True, text=True, timeout=900)
             self.assertEqual(p.returncode, 0, p.stdout[-3000:] + p.stderr[-3000:])
             self.assertNotIn("warning:", p.stderr)

@@ -14,10 +14,49 @@ import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIGRATE = os.path.join(TOP, "scripts", "si-migrate.sh")
+COCCI = os.path.join(TOP, "scripts", "coccinelle", "si_timer_convert.cocci")
 SAMPLES = os.path.join(TOP, "samples", "convert")
 KDIRS = sorted(glob.glob("/usr/src/linux-headers-6.12*-amd64"))
 KDIR = os.environ.get("KDIR") or (KDIRS[-1] if KDIRS else "")
+# A tree with hrtimer_setup() and timer_container_of() (6.16+): the 7.x
+# build tree scripts/newer-kernels.sh makes (make deps).
+KDIRS_NEW = sorted(glob.glob("/var/cache/si-timer/kernels/7.*-amd64/build"))
+KDIR_NEW = os.environ.get("KDIR_NEW") or next((k for k in KDIRS_NEW if "-rt-" not in k),
+                                              KDIRS_NEW[-1] if KDIRS_NEW else "")
 HAVE_SPATCH = shutil.which("spatch") is not None
+
+
+# An hrtimer used where Coccinelle cannot parse the code (the '@@'): the
+# converter must leave its group alone, not half convert it.
+HALF_C = """#include <linux/hrtimer.h>
+
+struct half_dev {
+\tstruct hrtimer bad_t;
+\tstruct hrtimer ok_t;
+};
+
+static enum hrtimer_restart half_bad_fn(struct hrtimer *t)
+{
+\treturn HRTIMER_NORESTART;
+}
+
+static enum hrtimer_restart half_ok_fn(struct hrtimer *t)
+{
+\treturn HRTIMER_NORESTART;
+}
+
+static void half_init(struct half_dev *d)
+{
+\thrtimer_setup(&d->bad_t, half_bad_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+\thrtimer_setup(&d->ok_t, half_ok_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+\thrtimer_start(&d->ok_t, ms_to_ktime(1), HRTIMER_MODE_REL_SOFT);
+}
+
+static void half_weird(struct half_dev *d)
+{
+\thrtimer_cancel(&d->bad_t) @@ 1;
+}
+"""
 
 
 def read(path):
@@ -43,6 +82,20 @@ def left(stderr):
         return []
     assert lines[0].startswith("si-migrate: left for you"), stderr
     return lines[1:]
+
+
+def build(kdir, d, names):
+    """make modules of names (.c files of d) against kdir and include/."""
+    objs = " ".join(n[:-2] + ".o" for n in names)
+    with open(os.path.join(d, "Kbuild"), "w") as f:
+        f.write("ccflags-y += -I%s/include\nobj-m := %s\n" % (TOP, objs))
+    return subprocess.run(["make", "-C", kdir, "M=" + d, "KBUILD_MODPOST_WARN=1", "modules"],
+                          capture_output=True, text=True, timeout=900)
+
+
+def new_api(path):
+    """The file uses hrtimer_setup(), which 6.12 has not."""
+    return re.search(r"(?<!si_)\bhrtimer_setup\s*\(", read(path)) is not None
 
 
 def code_lines(text):
@@ -162,9 +215,16 @@ class Convert(unittest.TestCase):
             if name == "cnv_frag_user.c":
                 continue        # no timer: unchanged (test_header_without_includes)
             lines = text.split("\n")
-            at = [i for i, l in enumerate(lines, 1) if l == "#include <si_timer.h>"]
-            self.assertEqual(len(at), 1, name)
-            self.assertNotIn(at[0], code_lines(text), "%s: <si_timer.h> inside an #if" % name)
+            # <si_timer.h> where an si_timer is used, <si_hrtimer.h> where an si_hrtimer is
+            found = 0
+            for h, used in (("si_timer.h", r"si_timer|SI_TIMER"), ("si_hrtimer.h", r"si_hrtimer")):
+                at = [i for i, l in enumerate(lines, 1) if l == "#include <%s>" % h]
+                self.assertEqual(len(at), 1 if re.search(used, text.replace(h, "")) else 0,
+                                 "%s: <%s>" % (name, h))
+                for i in at:
+                    self.assertNotIn(i, code_lines(text), "%s: <%s> inside an #if" % (name, h))
+                found += len(at)
+            self.assertGreater(found, 0, name)
 
     def test_function_assignment_listed_comments_not(self):
         lst = left(self.err)
@@ -208,6 +268,147 @@ class Convert(unittest.TestCase):
             self.assertEqual(left(err), [], n)
             self.assertIn("#include <si_timer.h>", read(os.path.join(d, n)))
 
+    def test_soft_hrtimers_converted_61(self):
+        """6.1's hrtimer_init() + .function: the driver's SOFT hrtimers
+        (a member, two sharing a callback, a global) become si_hrtimers
+        with every call, callback parameter and prototype."""
+        c = self.conv["cnv_hrtimer_61.c"]
+        for conv in ("struct si_hrtimer poll;", "struct si_hrtimer tick, tock;",
+                     "static struct si_hrtimer cnv_hr_global;",
+                     "static enum hrtimer_restart cnv_hr_poll_fn(struct si_hrtimer *t);",
+                     "static enum hrtimer_restart cnv_hr_poll_fn(struct si_hrtimer *t)\n{",
+                     "static enum hrtimer_restart cnv_hr_ticktock_fn(struct si_hrtimer *t)",
+                     "container_of(t, struct cnv_hr_dev, poll)",
+                     "si_hrtimer_forward(t, si_hrtimer_cb_get_time(t), dev->period);",
+                     "si_hrtimer_forward_now(t, ms_to_ktime(10));",
+                     "si_hrtimer_start(&dev->poll, dev->period, HRTIMER_MODE_REL_SOFT);",
+                     "si_hrtimer_cancel(&cnv_hr_global);",
+                     "si_hrtimer_try_to_cancel(&dev->poll);",
+                     "si_hrtimer_active(&dev->poll) && !si_hrtimer_callback_running(&dev->poll)",
+                     "ktime_add(si_hrtimer_get_expires(&dev->poll), dev->period)",
+                     # a nested struct's, and its callback's container_of() field
+                     "struct si_hrtimer slot;",
+                     "static enum hrtimer_restart cnv_hr_slot_fn(struct si_hrtimer *t)",
+                     "si_hrtimer_cancel(&dev->sub.slot);"):
+            self.assertIn(conv, c)
+        for conv in (r"si_hrtimer_setup\(&dev->poll, cnv_hr_poll_fn, CLOCK_MONOTONIC,\s+"
+                     r"HRTIMER_MODE_REL_SOFT, 0\);\n",
+                     r"si_hrtimer_setup\(&dev->tock, cnv_hr_ticktock_fn, CLOCK_BOOTTIME,\s+"
+                     r"HRTIMER_MODE_ABS_SOFT, 0\);\n",
+                     r"si_hrtimer_setup\(&cnv_hr_global, cnv_hr_global_fn, CLOCK_MONOTONIC,\s+"
+                     r"HRTIMER_MODE_ABS_SOFT, 0\);\n",
+                     r"si_hrtimer_start_range_ns\(&dev->tick, ms_to_ktime\(5\), NSEC_PER_MSEC,\s+"
+                     r"HRTIMER_MODE_REL_PINNED_SOFT\);",
+                     # soft and hard expiries are one: start_expires is start at get_expires
+                     r"si_hrtimer_set_expires\(&dev->tock,\s+ktime_add",
+                     r"si_hrtimer_start\(&dev->tock, si_hrtimer_get_expires\(&dev->tock\),\s+"
+                     r"HRTIMER_MODE_ABS_SOFT\);"):
+            self.assertRegex(c, conv)
+        self.assertRegex(c, r"si_hrtimer_setup\(&dev->sub\.slot, cnv_hr_slot_fn, CLOCK_MONOTONIC,\s+"
+                            r"HRTIMER_MODE_REL_SOFT, 0\);")
+        # on the stack: the on-stack twins
+        self.assertRegex(c, r"struct si_hrtimer once;\n\n\tsi_hrtimer_setup_on_stack\(&once, cnv_hr_once_fn,"
+                            r"\s+CLOCK_MONOTONIC,\s+HRTIMER_MODE_REL_SOFT, 0\);\n"
+                            r"\tsi_hrtimer_start\(&once, ms_to_ktime\(1\), HRTIMER_MODE_REL_SOFT\);\n"
+                            r"\tsi_hrtimer_cancel\(&once\);\n\tsi_destroy_hrtimer_on_stack\(&once\);")
+        # compatible mode: never a flag, and no .function left on them
+        self.assertNotIn("SOFTINTERRUPTIBLE", c)
+        self.assertNotRegex(c, r"(poll|tick|tock|cnv_hr_global|slot|once)\.function")
+
+    def test_hard_and_refused_hrtimers_left_alone(self):
+        """Hard ones, and soft ones the converter cannot follow, keep every
+        hrtimer call, their callbacks' parameters and .function."""
+        c = self.conv["cnv_hrtimer_61.c"]
+        for kept in ("struct hrtimer watchdog;", "struct hrtimer kick;", "struct hrtimer moded;",
+                     "struct hrtimer soft_twin;", "struct hrtimer hard_twin;",
+                     "hrtimer_init(&dev->watchdog, CLOCK_MONOTONIC, HRTIMER_MODE_REL);\n"
+                     "\tdev->watchdog.function = cnv_hr_watchdog_fn;",
+                     "hrtimer_init(&dev->kick, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);",
+                     "hrtimer_init(&dev->moded, CLOCK_MONOTONIC, CNV_HR_MODE);",
+                     "dev->soft_twin.function = cnv_hr_twin_fn;",
+                     "dev->hard_twin.function = cnv_hr_twin_fn;",
+                     "hrtimer_init(&dev->tp->pacing_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_SOFT);",
+                     "static enum hrtimer_restart cnv_hr_twin_fn(struct hrtimer *t)",
+                     "static enum hrtimer_restart cnv_hr_pace_fn(struct hrtimer *t)",
+                     "static void cnv_hr_arm(struct hrtimer *t, ktime_t in)",
+                     "hrtimer_start(t, in, HRTIMER_MODE_REL_SOFT);",
+                     "if (hrtimer_is_queued(&dev->watchdog))",
+                     "hrtimer_cancel(&dev->kick);", "hrtimer_cancel(&dev->hard_twin);"):
+            self.assertIn(kept, c)
+        c = self.conv["cnv_hrtimer.c"]
+        for kept in ("struct hrtimer tick;", "struct hrtimer hard;", "struct hrtimer rearm;",
+                     "hrtimer_setup(&dev->tick, cnv_hr6_tick_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL);",
+                     "hrtimer_setup(&dev->hard, cnv_hr6_hard_fn, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_HARD);",
+                     "static enum hrtimer_restart cnv_hr6_rearm_fn(struct hrtimer *t)",
+                     "hrtimer_cancel(&dev->tick);"):
+            self.assertIn(kept, c)
+
+    def test_refused_soft_hrtimers_listed(self):
+        """Each soft hrtimer left alone is listed at its setup, with why;
+        hard ones are not."""
+        lst = "\n".join(left(self.err))
+        for name, why in (
+                ("kick", r"soft hrtimer left alone: used at \S+cnv_hrtimer_61\.c:\d+ "
+                         r"\(cnv_hr_arm\(&dev->kick, ms_to_ktime\(1\)\);\)"),
+                ("moded", r"hrtimer left alone: its mode CNV_HR_MODE is not a literal"),
+                ("soft_twin", r"soft hrtimer left alone: its callback cnv_hr_twin_fn\(\) cannot be "
+                              r"converted: it is also the callback of hard_twin, a hard hrtimer"),
+                ("tp->pacing_timer", r"kernel-owned soft hrtimer, left alone: pacing_timer is a "
+                                     r"member of struct tcp_sock")):
+            self.assertRegex(lst, r"cnv_hrtimer_61\.c:\d+: hrtimer_init\(&dev->%s, [^\n]*: %s"
+                             % (re.escape(name), why))
+        self.assertRegex(lst, r"cnv_hrtimer\.c:\d+: hrtimer_setup\(&dev->rearm, .*soft hrtimer left "
+                              r"alone: its callback cnv_hr6_rearm_fn\(\) cannot be converted: the "
+                              r"parameter of cnv_hr6_rearm_fn\(\) is used at \S+:\d+ \(cnv_hr6_again")
+        for hard in ("watchdog", "hard_twin", "tick", "hard", "poll"):
+            self.assertNotRegex(lst, r"hrtimer_\w+\(&dev->%s," % hard)
+        # an hrtimer's .function is no kernel-owned timer_list's
+        self.assertNotRegex(lst, r"pacing_timer\.function = .*timer_list")
+
+    def test_hrtimer_setup_converted(self):
+        """6.13+'s hrtimer_setup(): two setups of one timer, its callback's
+        timer_container_of() and forward."""
+        c = self.conv["cnv_hrtimer.c"]
+        self.assertEqual(len(re.findall(r"si_hrtimer_setup\(&dev->frame, cnv_hr6_frame_fn, "
+                                        r"CLOCK_MONOTONIC,\s+HRTIMER_MODE_REL_SOFT, 0\);", c)), 2)
+        for conv in ("struct si_hrtimer frame;",
+                     "static enum hrtimer_restart cnv_hr6_frame_fn(struct si_hrtimer *t)",
+                     "timer_container_of(dev, t, frame)",
+                     "si_hrtimer_forward_now(t, ns_to_ktime(NSEC_PER_MSEC));",
+
+                     "si_hrtimer_cancel(&dev->frame);"):
+            self.assertIn(conv, c)
+        # under scoped_guard(): si_timer_macros.h lets Coccinelle parse it
+        self.assertRegex(c, r"scoped_guard\(spinlock_irqsave, &dev->lock\)\n\t\tsi_hrtimer_start\("
+                            r"&dev->frame, ns_to_ktime\(0\),\s+HRTIMER_MODE_REL_SOFT\);")
+
+    def test_hrtimer_never_half_converted(self):
+        """A use Coccinelle cannot rewrite (here: code it cannot parse)
+        leaves that timer's whole group alone, listed; the others convert."""
+        d = os.path.join(self.tmp, "half")
+        os.makedirs(d)
+        with open(os.path.join(d, "half.c"), "w") as f:
+            f.write(HALF_C)
+        _, err = migrate(os.path.join(d, "half.c"))
+        c = read(os.path.join(d, "half.c"))
+        for kept in ("struct hrtimer bad_t;", "static enum hrtimer_restart half_bad_fn(struct hrtimer *t)",
+                     "hrtimer_setup(&d->bad_t, half_bad_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);"):
+            self.assertIn(kept, c)
+        for conv in ("struct si_hrtimer ok_t;", "half_ok_fn(struct si_hrtimer *t)",
+                     "si_hrtimer_start(&d->ok_t"):
+            self.assertIn(conv, c)
+        self.assertRegex("\n".join(left(err)), r"half\.c:\d+: hrtimer_setup\(&d->bad_t, .*soft "
+                                               r"hrtimer left alone: the converter could not rewrite")
+
+    def test_semantic_patch_alone_leaves_hrtimers(self):
+        """Without the scan's plan, spatch changes no hrtimer: whether one
+        is SOFT and its whole group can follow takes the scan."""
+        p = subprocess.run(["spatch", "--very-quiet", "--sp-file", COCCI, "-D", "patch",
+                            "--no-includes", os.path.join(SAMPLES, "cnv_hrtimer_61.c")],
+                           capture_output=True, text=True, timeout=300, env={
+                               k: v for k, v in os.environ.items() if not k.startswith("SI_")})
+        self.assertNotIn("si_hrtimer", p.stdout)
+
     def test_reconvert_changes_nothing(self):
         out, _ = migrate("--diff", self.dir)
         self.assertEqual(out, "")
@@ -215,16 +416,29 @@ class Convert(unittest.TestCase):
     @unittest.skipUnless(KDIR, "no 6.12 kernel headers installed: converted samples not built")
     def test_converted_samples_build(self):
         """What the converter wrote, kernel-owned timers left as they were,
-        compiles against include/si_timer.h."""
+        compiles against include/si_timer.h and include/si_hrtimer.h (the
+        samples of hrtimer_setup(): test_converted_new_api_samples_build)."""
         d = os.path.join(self.tmp, "build")
         shutil.copytree(self.dir, d)
-        objs = " ".join(n[:-2] + ".o" for n in sorted(os.listdir(d)) if n.endswith(".c"))
-        with open(os.path.join(d, "Kbuild"), "w") as f:
-            f.write("ccflags-y += -I%s/include\nobj-m := %s\n" % (TOP, objs))
-        p = subprocess.run(["make", "-C", KDIR, "M=" + d, "KBUILD_MODPOST_WARN=1", "modules"],
-                           capture_output=True, text=True, timeout=900)
+        names = [n for n in sorted(os.listdir(d))
+                 if n.endswith(".c") and not new_api(os.path.join(SAMPLES, n))]
+        p = build(KDIR, d, names)
         self.assertEqual(p.returncode, 0, p.stdout[-3000:] + p.stderr[-3000:])
         self.assertNotIn("warning:", p.stderr.replace("WARNING: modpost", ""))
+
+    @unittest.skipUnless(KDIR_NEW, "no 7.x build tree (make deps): hrtimer_setup() samples not built")
+    def test_converted_new_api_samples_build(self):
+        """The samples written with hrtimer_setup(), as written and as
+        converted, compile against a kernel that has it."""
+        for tag, src in (("orig", SAMPLES), ("conv", self.dir)):
+            d = os.path.join(self.tmp, "build-new-" + tag)
+            shutil.copytree(src, d)
+            names = [n for n in sorted(os.listdir(d))
+                     if n.endswith(".c") and new_api(os.path.join(SAMPLES, n))]
+            self.assertTrue(names)
+            p = build(KDIR_NEW, d, names)
+            self.assertEqual(p.returncode, 0, p.stdout[-3000:] + p.stderr[-3000:])
+            self.assertNotIn("warning:", p.stderr.replace("WARNING: modpost", ""))
 
 
 if __name__ == "__main__":

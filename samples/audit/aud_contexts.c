@@ -7,12 +7,14 @@
  *   aud_ctx_rcu_fn   - an RCU callback (call_rcu())                needs_bh
  *   aud_ctx_bhwq_fn  - a work item queued on system_bh_wq         needs_bh
  *   aud_ctx_blk_fn   - a block completion (blk_mq_ops .complete)  needs_bh
- *   aud_ctx_hrt_fn   - a soft hrtimer (HRTIMER_MODE_REL_SOFT)     safe
+ *   aud_ctx_hrt_fn   - a soft hrtimer (HRTIMER_MODE_REL_SOFT)     mask_hrtimer
  *   aud_ctx_work_timer_fn - a work item on system_wq (process)     safe
  *   aud_ctx_unk_fn   - a function handed to a registration the audit
  *                      does not know (possibly softirq)            review
- * The soft hrtimer runs in the HRTIMER softirq, masked with TIMER while a
- * soft-interruptible callback runs: no hazard.
+ * The soft hrtimer runs in the HRTIMER softirq, which a soft-interruptible
+ * callback masks only with SI_TIMER_MASK_HRTIMER. Its callback,
+ * aud_ctx_hrt_cb, is audited too (the converter makes it an si_hrtimer):
+ * it shares its lock with a timer callback only, safe.
  */
 #include <linux/module.h>
 #include <linux/blk-mq.h>

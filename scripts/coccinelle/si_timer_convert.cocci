@@ -12,6 +12,10 @@
 /// callbacks set up on them: scripts/si-migrate.sh finds them
 /// (scripts/si-migrate-scan.py) and lists them. Run alone, without that
 /// scan, every timer counts as the driver's own.
+/// A driver's own hrtimers set up with a literal HRTIMER_MODE_*_SOFT mode
+/// become struct si_hrtimer (include/si_hrtimer.h), in compatible mode,
+/// with their calls and their callbacks' parameters, as the scan's plan
+/// says (SI_HRT_*: without it, none); hard hrtimers are never converted.
 /// Run through scripts/si-migrate.sh (make migrate FILE=... / DIR=...),
 /// which also adds #include <si_timer.h> where linux/timer.h was not
 /// included directly.
@@ -25,6 +29,7 @@ virtual patch
 @@
 import importlib.util
 import os
+import re
 import sys
 
 _scan = None
@@ -57,6 +62,49 @@ def own_field(f):
 
 def foreign_cb(f):
     return _scan is not None and str(f) in _foreign_cb
+
+
+# The soft hrtimers to convert (the scan's plan; run alone, without the
+# scan, no hrtimer changes: whether a timer is SOFT, and whether its whole
+# group can follow, takes the scan's reading of every file):
+# - declarations and callbacks' parameters at the plan's positions
+#   ("path\tline\tcolumn" lines of SI_HRT_AT, in the file the scan knows as
+#   SI_MIGRATE_FILE: this one may be a copy); a position is only good in
+#   code no rule has changed yet, so that rule comes first;
+# - calls whose timer's text is one the scan lists for this file
+#   (SI_HRT_EXPRS, "path\ttext" lines), or is the parameter of a callback of
+#   SI_HRT_CBS ("callback=parameter"), in that callback.
+_hrt_at, _hrt_exprs = set(), set()
+_file = os.environ.get("SI_MIGRATE_FILE")
+for _e in os.environ.get("SI_HRT_AT", "").split("\n"):
+    _f = _e.split("\t")
+    if len(_f) == 3 and _f[0] == _file:
+        _hrt_at.add((int(_f[1]), int(_f[2])))
+for _e in os.environ.get("SI_HRT_EXPRS", "").split("\n"):
+    _f = _e.split("\t")
+    if len(_f) == 2 and _f[0] == _file:
+        _hrt_exprs.add(_f[1])
+_hrt_cbs = dict(e.split("=", 1) for e in os.environ.get("SI_HRT_CBS", "").split(",") if "=" in e)
+
+
+def hrt_at(p):
+    return (int(p[0].line), int(p[0].column)) in _hrt_at
+
+
+def hrt(t, p):
+    """The timer expression t, in the function of position p, is one the
+    plan converts."""
+    e = re.sub(r"\s+", "", str(t))
+    return e in _hrt_exprs or _hrt_cbs.get(p[0].current_element) == e
+
+
+// The soft hrtimers' declarations and their callbacks' parameters, by
+// position: before any other rule has changed the code.
+@htypes depends on patch@
+position p : script:python() { hrt_at(p) };
+@@
+- struct hrtimer@p
++ struct si_hrtimer
 
 // Flags first, while the setup calls still have their timer_list names.
 @flags depends on patch@
@@ -238,6 +286,170 @@ type R;
 @@
 - struct si_kernel_owned_timer_list
 + struct timer_list
+
+// Soft hrtimers become si_hrtimers (include/si_hrtimer.h), in compatible
+// mode (flags 0): the setup, then the calls that yield a value (they may be
+// another call's argument), then the rest.
+@hsetup depends on patch@
+expression T, F, C, M;
+position p : script:python(T) { hrt(T, p) };
+@@
+- hrtimer_setup@p(T, F, C, M)
++ si_hrtimer_setup(T, F, C, M, 0)
+
+@hsetup_stack depends on patch@
+expression T, F, C, M;
+position p : script:python(T) { hrt(T, p) };
+@@
+- hrtimer_setup_on_stack@p(T, F, C, M)
++ si_hrtimer_setup_on_stack(T, F, C, M, 0)
+
+// 6.1's hrtimer_init() and the .function assignment after it: one setup.
+@hinit depends on patch@
+expression E, C, M, F;
+position p : script:python(E) { hrt("&" + str(E), p) };
+@@
+- hrtimer_init@p(&E, C, M);
+- E.function = F;
++ si_hrtimer_setup(&E, F, C, M, 0);
+
+@hinit_apart depends on patch@
+expression E, C, M, F;
+position p : script:python(E) { hrt("&" + str(E), p) };
+@@
+- hrtimer_init@p(&E, C, M);
++ si_hrtimer_setup(&E, F, C, M, 0);
+  ...
+- E.function = F;
+
+@hinit_stack depends on patch@
+expression E, C, M, F;
+position p : script:python(E) { hrt("&" + str(E), p) };
+@@
+- hrtimer_init_on_stack@p(&E, C, M);
+- E.function = F;
++ si_hrtimer_setup_on_stack(&E, F, C, M, 0);
+
+@hinit_stack_apart depends on patch@
+expression E, C, M, F;
+position p : script:python(E) { hrt("&" + str(E), p) };
+@@
+- hrtimer_init_on_stack@p(&E, C, M);
++ si_hrtimer_setup_on_stack(&E, F, C, M, 0);
+  ...
+- E.function = F;
+
+// A script constraint cannot look at T inside a disjunction: the calls are
+// matched, those of other timers dropped, then the rest rewritten.
+@hv depends on patch@
+expression T;
+position p;
+@@
+(
+ hrtimer_get_expires@p(T)
+|
+ hrtimer_cb_get_time@p(T)
+|
+ hrtimer_active@p(T)
+|
+ hrtimer_is_queued@p(T)
+|
+ hrtimer_callback_running@p(T)
+)
+
+@script:python@
+T << hv.T;
+p << hv.p;
+@@
+if not hrt(T, p):
+    cocci.include_match(False)
+
+@hvalues depends on hv@
+expression hv.T;
+position hv.p;
+@@
+(
+- hrtimer_get_expires@p(T)
++ si_hrtimer_get_expires(T)
+|
+- hrtimer_cb_get_time@p(T)
++ si_hrtimer_cb_get_time(T)
+|
+- hrtimer_active@p(T)
++ si_hrtimer_active(T)
+|
+- hrtimer_is_queued@p(T)
++ si_hrtimer_is_queued(T)
+|
+- hrtimer_callback_running@p(T)
++ si_hrtimer_callback_running(T)
+)
+
+@hc depends on patch@
+expression T;
+position p;
+@@
+(
+ hrtimer_start@p(T, ...)
+|
+ hrtimer_start_range_ns@p(T, ...)
+|
+ hrtimer_start_expires@p(T, ...)
+|
+ hrtimer_cancel@p(T)
+|
+ hrtimer_try_to_cancel@p(T)
+|
+ hrtimer_forward@p(T, ...)
+|
+ hrtimer_forward_now@p(T, ...)
+|
+ hrtimer_set_expires@p(T, ...)
+|
+ destroy_hrtimer_on_stack@p(T)
+)
+
+@script:python@
+T << hc.T;
+p << hc.p;
+@@
+if not hrt(T, p):
+    cocci.include_match(False)
+
+@hcalls depends on hc@
+expression hc.T;
+position hc.p;
+expression E, R, M;
+@@
+(
+- hrtimer_start@p(T, E, M)
++ si_hrtimer_start(T, E, M)
+|
+- hrtimer_start_range_ns@p(T, E, R, M)
++ si_hrtimer_start_range_ns(T, E, R, M)
+|
+// its soft and hard expiries are one (hrtimer_set_expires() or forward)
+- hrtimer_start_expires@p(T, M)
++ si_hrtimer_start(T, si_hrtimer_get_expires(T), M)
+|
+- hrtimer_cancel@p(T)
++ si_hrtimer_cancel(T)
+|
+- hrtimer_try_to_cancel@p(T)
++ si_hrtimer_try_to_cancel(T)
+|
+- hrtimer_forward@p(T, E, R)
++ si_hrtimer_forward(T, E, R)
+|
+- hrtimer_forward_now@p(T, E)
++ si_hrtimer_forward_now(T, E)
+|
+- hrtimer_set_expires@p(T, E)
++ si_hrtimer_set_expires(T, E)
+|
+- destroy_hrtimer_on_stack@p(T)
++ si_destroy_hrtimer_on_stack(T)
+)
 
 // Only where something became an si_timer: a file whose timers are all the
 // kernel's keeps <linux/timer.h>.
