@@ -92,4 +92,28 @@ static __always_inline int si_disarm(struct si_executor *home, struct si_timer *
 	return 1;
 }
 
+/*
+ * Arming @timer for the executor of @cpu while its home is another
+ * (invariant 3): taken off @home (locked), MIGRATING while no lock is held,
+ * then owned by the executor it goes to. Returns that executor, locked,
+ * its home now; *@state is the state to arm it with (not pending).
+ */
+static inline struct si_executor *si_move_for_arming(struct si_executor *home,
+						     struct si_timer *timer, unsigned int cpu,
+						     u32 *state)
+{
+	u32 s = timer->state;
+	struct si_executor *to;
+
+	if (s & SI_STATE_PENDING)
+		si_owner_del(timer);
+	s = si_unhook(home, timer, s);
+	si_state_set(timer, s | SI_STATE_MIGRATING);
+	raw_spin_unlock(&home->lock);
+	to = si_executor_lock_live(cpu);
+	*state = (s & ~SI_STATE_CPUMASK) | to->cpu;
+	si_owner_add(to, timer);
+	return to;
+}
+
 #endif /* _SI_HOME_H */

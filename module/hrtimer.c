@@ -237,15 +237,7 @@ void si_hrtimer_start_range_ns(struct si_hrtimer *hr, ktime_t tim, u64 range_ns,
 			si_owner_add(home, timer);
 		state = si_unhook(home, timer, state);
 	} else {
-		/* a change of home, as si_arm_moving() */
-		if (state & SI_STATE_PENDING)
-			si_owner_del(timer);
-		state = si_unhook(home, timer, state);
-		si_state_set(timer, state | SI_STATE_MIGRATING);
-		raw_spin_unlock(&home->lock);
-		home = si_executor_lock_live(cpu);
-		state = (state & ~SI_STATE_CPUMASK) | home->cpu;
-		si_owner_add(home, timer);
+		home = si_move_for_arming(home, timer, cpu, &state);
 	}
 	si_hrtimer_hook(home, hr, state, tim, range_ns, mode, _RET_IP_);
 out:

@@ -107,17 +107,10 @@ static noinline struct si_executor *si_arm_moving(struct si_executor *home,
 						  struct si_timer *timer, unsigned int cpu,
 						  unsigned long expires, unsigned long ip)
 {
-	u32 state = timer->state;
 	struct si_executor *to;
+	u32 state;
 
-	if (state & SI_STATE_PENDING)
-		si_owner_del(timer);
-	state = si_unhook(home, timer, state);
-	si_state_set(timer, state | SI_STATE_MIGRATING);
-	raw_spin_unlock(&home->lock);
-	to = si_executor_lock_live(cpu);
-	state = (state & ~SI_STATE_CPUMASK) | to->cpu;
-	si_owner_add(to, timer);
+	to = si_move_for_arming(home, timer, cpu, &state);
 	si_hook(to, timer, state, expires, ip);
 	return to;
 }

@@ -9,12 +9,11 @@
  *   timer must wait for its new expiry, not run now;
  * - a try-to-cancel meanwhile must say "running" (-1), and a cancel must
  *   not return before the handler did (it may still look at the timer).
+ * Concurrent use from every CPU is si_timer_torture's (si_torture_hr.h).
  */
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
-#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/sched.h>
 #include <si_hrtimer.h>
@@ -451,174 +450,6 @@ SI_CHECKED(t_hard_handler_window)
 		 "the handler's window was not reached for every action");
 }
 
-/*
- * --- stress: threads on every CPU start and cancel a shared set of timers ---
- *
- * Each operation on a slot is made under the slot's mutex by a thread of
- * any CPU (so homes change all the time), its callback being the only
- * other party: it may restart (forward + HRTIMER_RESTART), unless a start
- * armed it meanwhile (forwarding a queued timer is a bug, as for an
- * hrtimer: @restart_lock orders the two). Which arming a callback runs for
- * is not known (a start and a cancel may come between its expiry and its
- * start), so "never early" is checked against the earliest soft expiry of
- * the armings since no arming was pending (@min_soft). Checked
- * throughout: never early, never concurrent with itself, nothing runs
- * after a cancel returned until the next start, try_to_cancel's -1 only
- * while the callback or the handler runs.
- */
-#define ST_SLOTS	16
-#define ST_MS		8000
-
-struct st_slot {
-	struct si_hrtimer t;
-	struct mutex lock;		/* one operation at a time */
-	spinlock_t restart_lock;	/* a start against the callback's forward */
-	atomic_t in_cb;
-	bool quiet;		/* cancelled: no callback until the next start */
-	int restarts;		/* left to do */
-	bool outstanding;	/* armings since none was pending, under restart_lock */
-	ktime_t min_soft;	/* ... and their earliest soft expiry */
-};
-
-/* An arming of @s made, its soft expiry set (restart_lock held). */
-static void st_armed(struct st_slot *s)
-{
-	ktime_t soft = hrtimer_get_softexpires(&s->t.hw);
-
-	if (!s->outstanding || ktime_before(soft, s->min_soft))
-		s->min_soft = soft;
-	s->outstanding = true;
-}
-
-static struct st_slot *st_slots;
-static atomic_long_t st_ops, st_runs, st_busy_seen, st_viol_early, st_viol_self,
-	st_viol_after_cancel, st_viol_retval;
-static bool st_stop;
-
-static enum hrtimer_restart st_fn(struct si_hrtimer *t)
-{
-	struct st_slot *s = container_of(t, struct st_slot, t);
-	enum hrtimer_restart ret = HRTIMER_NORESTART;
-	ktime_t now;
-
-	if (atomic_inc_return(&s->in_cb) != 1)
-		atomic_long_inc(&st_viol_self);
-	if (READ_ONCE(s->quiet))
-		atomic_long_inc(&st_viol_after_cancel);
-	atomic_long_inc(&st_runs);
-	spin_lock_bh(&s->restart_lock);
-	now = si_hrtimer_cb_get_time(t);
-	if (!s->outstanding || ktime_before(now, s->min_soft))
-		atomic_long_inc(&st_viol_early);
-	if (!si_hrtimer_is_queued(t))
-		s->outstanding = false;
-	if (READ_ONCE(s->restarts) > 0 && !si_hrtimer_is_queued(t)) {
-		WRITE_ONCE(s->restarts, s->restarts - 1);
-		si_hrtimer_forward_now(t, ns_to_ktime((100 + get_random_u32_below(400)) *
-						     NSEC_PER_USEC));
-		st_armed(s);
-		ret = HRTIMER_RESTART;
-	}
-	spin_unlock_bh(&s->restart_lock);
-	atomic_dec(&s->in_cb);
-	return ret;
-}
-
-static void st_op(struct st_slot *s)
-{
-	u32 r = get_random_u32_below(8);
-	int ret;
-
-	mutex_lock(&s->lock);
-	switch (r) {
-	case 0 ... 3:
-		spin_lock_bh(&s->restart_lock);
-		WRITE_ONCE(s->restarts, r == 0 ? get_random_u32_below(5) : 0);
-		WRITE_ONCE(s->quiet, false);
-		si_hrtimer_start_range_ns(&s->t,
-					  ns_to_ktime(get_random_u32_below(1000) * NSEC_PER_USEC),
-					  r == 1 ? 50 * NSEC_PER_USEC : 0,
-					  r == 2 ? HRTIMER_MODE_REL_PINNED : HRTIMER_MODE_REL);
-		st_armed(s);
-		spin_unlock_bh(&s->restart_lock);
-		break;
-	case 4 ... 5:
-		ret = si_hrtimer_try_to_cancel(&s->t);
-		if (ret < 0)
-			atomic_long_inc(&st_busy_seen);
-		if (ret < -1 || ret > 1)
-			atomic_long_inc(&st_viol_retval);
-		break;
-	default:
-		ret = si_hrtimer_cancel(&s->t);
-		if (ret < 0 || ret > 1)
-			atomic_long_inc(&st_viol_retval);
-		WRITE_ONCE(s->quiet, true);
-		if (atomic_read(&s->in_cb) || si_hrtimer_active(&s->t))
-			atomic_long_inc(&st_viol_after_cancel);
-		break;
-	}
-	mutex_unlock(&s->lock);
-	atomic_long_inc(&st_ops);
-}
-
-static void st_thread(void *data)
-{
-	while (!READ_ONCE(st_stop)) {
-		st_op(&st_slots[get_random_u32_below(ST_SLOTS)]);
-		if (get_random_u32_below(16) == 0)
-			usleep_range(50, 200);
-		cond_resched();
-	}
-}
-
-SI_CHECKED(t_stress)
-{
-	struct si_ktap_cpu_work *w;
-	unsigned int cpu, n = 0, i;
-
-	st_slots = kcalloc(ST_SLOTS, sizeof(*st_slots), GFP_KERNEL);
-	w = kcalloc(nr_cpu_ids, sizeof(*w), GFP_KERNEL);
-	if (!SI_CHECK(st_slots && w, "out of memory"))
-		goto out;
-	for (i = 0; i < ST_SLOTS; i++) {
-		mutex_init(&st_slots[i].lock);
-		spin_lock_init(&st_slots[i].restart_lock);
-		si_hrtimer_setup(&st_slots[i].t, st_fn, i & 2 ? CLOCK_BOOTTIME : CLOCK_MONOTONIC,
-				 HRTIMER_MODE_REL,
-				 i & 1 ? SI_TIMER_SOFTINTERRUPTIBLE : 0);
-	}
-	WRITE_ONCE(st_stop, false);
-	for_each_online_cpu(cpu)
-		if (!si_ktap_cpu_work_create(&w[n], cpu, st_thread, NULL, false))
-			wake_up_process(w[n++].task);
-	msleep(ST_MS);
-	WRITE_ONCE(st_stop, true);
-	for (i = 0; i < n; i++)
-		si_ktap_cpu_work_finish(&w[i], 0);
-	for (i = 0; i < ST_SLOTS; i++)
-		si_hrtimer_cancel(&st_slots[i].t);
-	si_diag("%ld operations, %ld callbacks, -1 from try_to_cancel %ld times, %u threads",
-		atomic_long_read(&st_ops), atomic_long_read(&st_runs),
-		atomic_long_read(&st_busy_seen), n);
-	SI_CHECK(!atomic_long_read(&st_viol_early),
-		 "%ld callbacks ran early, or with no arming made",
-		 atomic_long_read(&st_viol_early));
-	SI_CHECK(!atomic_long_read(&st_viol_self), "%ld callbacks ran concurrently with themselves",
-		 atomic_long_read(&st_viol_self));
-	SI_CHECK(!atomic_long_read(&st_viol_after_cancel),
-		 "%ld callbacks ran or were active after a cancel returned",
-		 atomic_long_read(&st_viol_after_cancel));
-	SI_CHECK(!atomic_long_read(&st_viol_retval), "%ld return values out of range",
-		 atomic_long_read(&st_viol_retval));
-	SI_CHECK(atomic_long_read(&st_runs) > 1000 && atomic_long_read(&st_busy_seen),
-		 "too little happened: %ld callbacks, %ld running at a try_to_cancel",
-		 atomic_long_read(&st_runs), atomic_long_read(&st_busy_seen));
-out:
-	kfree(w);
-	kfree(st_slots);
-}
-
 static atomic_t dobj_runs;
 
 static enum hrtimer_restart dobj_hr_fn(struct si_hrtimer *t)
@@ -684,7 +515,6 @@ static const struct si_test tests[] = {
 	SI_TEST(t_cancel_stops_restarting),
 	SI_TEST(t_start_in_callback_wins_over_restart),
 	SI_TEST(t_hard_handler_window),
-	SI_TEST(t_stress),
 	SI_TEST(t_debugobjects_free_armed),
 	SI_TEST(t_misuse),
 };
