@@ -58,6 +58,8 @@ mig=$out/migrated
 cp -r samples/migrate "$mig"
 # Calls of the timer_list API that must all be gone from the code.
 OLD_API='\b(timer_setup(_on_stack)?|destroy_timer_on_stack|DEFINE_TIMER|from_timer|timer_container_of|mod_timer(_pending)?|timer_reduce|add_timer(_on)?|del_timer(_sync)?|timer_delete(_sync)?|try_to_del_timer_sync|timer_shutdown(_sync)?|timer_pending)\b|struct timer_list|TIMER_(PINNED|DEFERRABLE)|<linux/timer.h>'
+# ... and of the hrtimer API, for the driver's own SOFT hrtimers.
+OLD_API="$OLD_API"'|\bhrtimer_(setup|init|start|cancel|try_to_cancel|forward(_now)?)\b|\bstruct hrtimer\b'
 convert() {
 	local f=$mig/$1.c left
 	bash scripts/si-migrate.sh "$f" || fail "si-migrate.sh failed" || return 1
@@ -65,7 +67,8 @@ convert() {
 	left=$(sed 's/"\([^"\\]\|\\.\)*"/""/g; s/\bsi_[a-z_]*//g; s/\b[A-Z_]*SI_TIMER[A-Z_]*//g' "$f" |
 		grep -nE "$OLD_API" | grep -vE '^[0-9]+:[[:space:]]*(/?\*|//)')
 	[ -z "$left" ] || fail "timer_list API left: $left" || return 1
-	grep -q '^#include <si_timer.h>' "$f" || fail "no #include <si_timer.h>" || return 1
+	grep -qE '^#include <si_(hr)?timer.h>' "$f" || fail "no #include <si_timer.h> or <si_hrtimer.h>" ||
+		return 1
 	! grep -q SI_TIMER_SOFTINTERRUPTIBLE "$f" || fail "a callback was opted in by the converter"
 }
 for s in $samples; do eval "t_convert_$s() { convert $s; }"; done
@@ -87,7 +90,8 @@ printf 'include /usr/share/si_timer/si_timer.mk\nobj-m := %s\n' \
 # --- si_timer_audit: the verdicts the samples were written to have, on the
 # timer_list originals and on the converted copies.
 expect="mig_embedded.c:mig_timer_fn=needs_bh mig_static.c:mig_static_fn=safe
-	mig_onstack.c:mig_onstack_fn=keep_compatible mig_array.c:mig_queue_fn=keep_compatible"
+	mig_onstack.c:mig_onstack_fn=keep_compatible mig_array.c:mig_queue_fn=keep_compatible
+	mig_hrtimer.c:mig_hr_fn=safe"
 audit() {
 	local dir=$1 e got
 	python3 scripts/si-timer-audit.py --format=tsv "$dir" > "$out/audit-$2.tsv" ||
@@ -96,7 +100,7 @@ audit() {
 		got=$(awk -F'\t' -v k="${e%=*}" '$1":"$2 == k { print $3 }' "$out/audit-$2.tsv")
 		[ "$got" = "${e#*=}" ] || fail "${e%=*}: verdict '$got', want '${e#*=}'" || return 1
 	done
-	[ "$(wc -l < "$out/audit-$2.tsv")" -eq 4 ] || fail "want 4 callbacks, got: $(cat "$out/audit-$2.tsv")"
+	[ "$(wc -l < "$out/audit-$2.tsv")" -eq 5 ] || fail "want 5 callbacks, got: $(cat "$out/audit-$2.tsv")"
 }
 t_audit_timer_list_sources() { audit samples/migrate orig; }
 t_audit_converted_sources() { audit "$mig" conv; }

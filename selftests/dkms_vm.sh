@@ -52,6 +52,7 @@ migrated() {
 t_migrated_mig_embedded() { migrated mig_embedded; }
 t_migrated_mig_static() { migrated mig_static; }
 t_migrated_mig_array() { migrated mig_array; }
+t_migrated_mig_hrtimer() { migrated mig_hrtimer; }
 # Converted callbacks stay in compatible mode: in_serving_softirq() as before.
 t_migrated_mig_onstack() {
 	load /si/migrated/mig_onstack.ko || return 1
@@ -68,4 +69,4 @@ t_remove() {
 
 ktap "si_timer_dkms_vm-$(uname -r)" installed_version modprobe_dependent si_timer_loaded_first \
 	dependent_timer_fires migrated_mig_embedded migrated_mig_static migrated_mig_onstack \
-	migrated_mig_array remove
+	migrated_mig_array migrated_mig_hrtimer remove
