@@ -86,7 +86,12 @@ static int __init bench_init(void)
 	bench_worker = kthread_create_worker(0, "si_bench_kdw/%d", bench_cpu);
 	if (IS_ERR(bench_worker))
 		return PTR_ERR(bench_worker);
-	set_cpus_allowed_ptr(bench_worker->task, cpumask_of(bench_cpu));
+	/*
+	 * Bound before its first run: since 6.14 a kthread that is not
+	 * applies its preferred (node) affinity as it starts, and the
+	 * worker ran on any CPU on 7.x (B8's kdw at the baseline there).
+	 */
+	kthread_bind(bench_worker->task, bench_cpu);
 	sched_set_fifo_low(bench_worker->task);
 
 	if (*hold) {
