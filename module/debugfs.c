@@ -83,7 +83,8 @@ static int si_stats_show(struct seq_file *m, void *v)
 		longest_fn = e->longest_cb;
 		raw_spin_unlock_irq(&e->lock);
 
-		seq_printf(m, "%u %lu %lu", cpu, ran[SI_Q_COMPAT], ran[SI_Q_SOFT]);
+		seq_printf(m, "%u %lu %lu", cpu, ran[SI_Q_COMPAT],
+			   ran[SI_Q_SOFT] + ran[SI_Q_SOFT_HRMASKED]);
 		for (i = 0; i < NR_SOFTIRQS; i++)
 			seq_printf(m, " %lu", softirqs[i]);
 		seq_printf(m, " %lu %lu %llu ", si_vecmask_skips(cpu, TIMER_SOFTIRQ),
@@ -99,12 +100,20 @@ static int si_stats_show(struct seq_file *m, void *v)
 
 SI_DEBUGFS_FOPS(si_stats);
 
+/* An si_hrtimer's expires and timeout are its HARD hrtimer's, in ns. */
 static void si_timer_line(struct seq_file *m, unsigned int cpu, const char *state,
 			  struct si_timer *timer)
 {
-	seq_printf(m, "%u %s %lu %ld %#x %ps %pS\n", cpu, state, timer->expires,
-		   (long)(timer->expires - jiffies), timer->flags, timer->function,
-		   (void *)timer->armed_at);
+	long long expires = timer->expires, timeout = (long)(timer->expires - jiffies);
+
+	if (timer->flags & SI_TIMER_HR) {
+		struct hrtimer *hw = &si_hrtimer_of(timer)->hw;
+
+		expires = ktime_to_ns(hrtimer_get_expires(hw));
+		timeout = ktime_to_ns(hrtimer_expires_remaining(hw));
+	}
+	seq_printf(m, "%u %s %lld %lld %#x %ps %pS\n", cpu, state, expires, timeout,
+		   timer->flags, si_callback_of(timer), (void *)timer->armed_at);
 }
 
 /*
@@ -126,6 +135,8 @@ static int si_timers_show(struct seq_file *m, void *v)
 			for (i = 0; i < SI_WHEEL_LISTS; i++)
 				hlist_for_each_entry(timer, si_wheel_list(&e->wheel[k], i), node)
 					si_timer_line(m, cpu, "armed", timer);
+		hlist_for_each_entry(timer, &e->hr_armed, node)
+			si_timer_line(m, cpu, "armed", timer);
 		for (q = 0; q < SI_NR_QUEUES; q++)
 			si_fifo_for_each(timer, &e->queue[q])
 				si_timer_line(m, cpu, "queued", timer);

@@ -89,9 +89,11 @@ MODULE_PARM_DESC(batch_us, "a batch of callbacks starts no new one after this ma
  * executor's (prio=). Soft hrtimers and timer_list callbacks run in
  * ktimers/N at SCHED_FIFO 1, where the executor runs by default: a busy
  * soft-interruptible callback then holds them back as any busy FIFO 1
- * thread would, mask or not. Below ktimers (0 = SCHED_OTHER) they run in
- * the middle of it, at the price of a callback that CFS tasks may delay
- * and of two priority changes per batch (Documentation/hrtimers.md).
+ * thread would, mask or not. Below ktimers (0 = SCHED_OTHER) soft hrtimers
+ * run in the middle of it, at the price of a callback that CFS tasks may
+ * delay (and with it the CPU's timer_list callbacks, which its TIMER mask
+ * keeps waiting) and of two priority changes per batch
+ * (Documentation/hrtimers.md).
  * Without PREEMPT_RT a soft batch runs with preemption disabled, and the
  * timer softirqs at irq exit: ignored there.
  */
@@ -558,21 +560,19 @@ static unsigned long si_soft_mask(enum si_queue q)
  */
 static int si_executor_set_prio(struct task_struct *task, unsigned int cpu, int prio);
 
-/* PREEMPT_RT: a soft batch at soft_prio; returns the priority to go back to, or -1. */
-static int si_soft_prio_enter(struct si_executor *e)
+/* PREEMPT_RT: a soft batch at soft_prio; true if it changed the executor's. */
+static bool si_soft_prio_enter(struct si_executor *e)
 {
-	int to = READ_ONCE(soft_prio), from = READ_ONCE(si_prio);
+	int to = READ_ONCE(soft_prio);
 
-	if (!IS_ENABLED(CONFIG_PREEMPT_RT) || to < 0 || to == from ||
-	    si_executor_set_prio(current, e->cpu, to))
-		return -1;
-	return from;
+	return IS_ENABLED(CONFIG_PREEMPT_RT) && to >= 0 && to != READ_ONCE(si_prio) &&
+	       !si_executor_set_prio(current, e->cpu, to);
 }
 
 static bool si_run_batch(struct si_executor *e, enum si_queue q)
 {
 	unsigned int softirqs[NR_SOFTIRQS];
-	int restore_prio = -1;
+	bool soft_prio_set = false;
 	struct si_timer *timer;
 	u64 budget = si_ns_to_clock((u64)READ_ONCE(batch_us) * NSEC_PER_USEC);
 	unsigned long masked = 0;
@@ -601,7 +601,7 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 		masked = si_soft_mask(q);
 		si_vecmask_disable(masked);
 		soft = true;
-		restore_prio = si_soft_prio_enter(e);
+		soft_prio_set = si_soft_prio_enter(e);
 		si_softirqs_read(e->cpu, softirqs);
 	} else {
 		/*
@@ -661,13 +661,17 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 
 	if (!soft)
 		si_leave_softirq();
+	/*
+	 * prio= again before the unmask, which runs the timer vectors it
+	 * deferred: at prio=, as ktimers would. Whatever prio= says now: a
+	 * write meanwhile set it on every executor, and ours was overridden.
+	 */
+	if (soft_prio_set)
+		si_executor_set_prio(current, e->cpu, READ_ONCE(si_prio));
 	if (masked)
 		si_vecmask_enable(masked);
 	if (soft && !IS_ENABLED(CONFIG_PREEMPT_RT))
 		preempt_enable();
-	/* prio= written meanwhile: si_executors_set_prio() set the new one */
-	if (restore_prio >= 0 && restore_prio == READ_ONCE(si_prio))
-		si_executor_set_prio(current, e->cpu, restore_prio);
 	if (atomic_read(&e->cb_waiters))
 		si_let_waiters_in(e);
 	else

@@ -22,7 +22,7 @@
  * hw being queued again. Lock order: home's lock, then the hrtimer base's
  * (the handler runs without the latter). A canceller that took hw off
  * while its handler ran does not return before the handler has: it may
- * still look at the timer (si_hrtimer_hw_running()).
+ * still look at the timer (si_hrtimer_hw_cancel()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -87,10 +87,16 @@ void si_hrtimer_unhook(struct si_executor *home, struct si_timer *timer)
 	hrtimer_try_to_cancel(&si_hrtimer_of(timer)->hw);
 }
 
-/* hw's handler runs (and may still look at the timer). */
-bool si_hrtimer_hw_running(const struct si_timer *timer)
+/*
+ * Home locked: hw taken off, whatever the state says (while its handler
+ * ran, a start may have queued it again and a disarm since found it
+ * running: hrtimer_try_to_cancel() leaves it queued then, the handler takes
+ * it for stale). False if its handler runs: it may still look at the
+ * timer, and a canceller must not return before it did.
+ */
+bool si_hrtimer_hw_cancel(struct si_timer *timer)
 {
-	return hrtimer_callback_running(&si_hrtimer_of(timer)->hw);
+	return hrtimer_try_to_cancel(&si_hrtimer_of(timer)->hw) >= 0;
 }
 
 /* A CPU goes down: its HRARMED timers are homed on @to (both locked). */
@@ -262,8 +268,12 @@ int si_hrtimer_try_to_cancel(struct si_hrtimer *hr)
 	if (si_hrtimer_misused(hr))
 		return 0;
 	home = si_lock_home(timer, &flags);
-	/* acquire: cleared without the lock once the callback returned */
-	if (smp_load_acquire(&home->running) != timer && !si_hrtimer_hw_running(timer))
+	/*
+	 * acquire: cleared without the lock once the callback returned. hw
+	 * first: a handler in flight (or one that starts now) answers -1 under
+	 * hw's base lock, and then the state is left as it is.
+	 */
+	if (smp_load_acquire(&home->running) != timer && si_hrtimer_hw_cancel(timer))
 		ret = si_disarm(home, timer);
 	trace_si_timer_cancel_sync(timer, ret < 0);
 	si_unlock_home(home, flags);
@@ -310,11 +320,22 @@ EXPORT_SYMBOL_GPL(si_hrtimer_callback_running);
  * si_hrtimer_active - pending, or its callback running?
  * @hr: the timer
  *
- * Unserialised, as hrtimer_active(): true if the timer is armed, expired
- * with its callback not started, or its callback runs.
+ * As hrtimer_active(): true if the timer is armed, expired with its
+ * callback not started, or its callback runs; never false in between
+ * (the executor takes a timer off its queue, then marks it running, and
+ * re-arms it from the callback before it clears that): read under home's
+ * lock, as the kernel's reads a seqcount.
  */
 bool si_hrtimer_active(const struct si_hrtimer *hr)
 {
-	return si_timer_pending(&hr->base) || si_hrtimer_callback_running(hr);
+	struct si_timer *timer = (struct si_timer *)&hr->base;
+	struct si_executor *home;
+	unsigned long flags;
+	bool active;
+
+	home = si_lock_home(timer, &flags);
+	active = (timer->state & SI_STATE_PENDING) || READ_ONCE(home->running) == timer;
+	si_unlock_home(home, flags);
+	return active;
 }
 EXPORT_SYMBOL_GPL(si_hrtimer_active);

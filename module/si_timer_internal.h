@@ -183,7 +183,7 @@ void si_timer_prepare(struct si_timer *timer, si_timer_func_t func, unsigned int
 int si_timer_cancel_sync(struct si_timer *timer, bool shutdown);
 /* hrtimer.c */
 void si_hrtimer_unhook(struct si_executor *home, struct si_timer *timer);
-bool si_hrtimer_hw_running(const struct si_timer *timer);
+bool si_hrtimer_hw_cancel(struct si_timer *timer);
 void si_hrtimer_move(struct si_executor *from, struct si_executor *to);
 
 /*

@@ -17,6 +17,8 @@
  *   SI_STATE_ARMED     in home's wheel: in the bucket the state names, or
  *                      collected from it onto an expired list (wheel.h)
  *   SI_STATE_QUEUED    due, on home's queue, its callback not started
+ *   SI_STATE_HRARMED   an si_hrtimer's HARD hrtimer armed, on home's
+ *                      hr_armed list (module/hrtimer.c): its wheel
  *   home->running      the timer whose callback home's executor runs
  *   SI_STATE_SHUTDOWN  arming calls are no-ops until set up again
  *
@@ -61,8 +63,8 @@
  *    cancellers read with an acquire): set under the lock, it names a
  *    callback that may run, never one that returned.
  *
- * Unload safety (unload.c): every pending timer is in a wheel or on a
- * queue of its home, and on its owner's list of that home; a running one
+ * Unload safety (unload.c): every pending timer is in a wheel, on a
+ * queue or (HRARMED) on the hr_armed list of its home, and on its owner's list of that home; a running one
  * is home->running; so that the timers of a module that goes can be found
  * and cancelled without a look at the others. Each arming call records
  * its caller for the report.
@@ -559,9 +561,13 @@ int si_timer_cancel_sync(struct si_timer *timer, bool shutdown)
 		if (running)
 			refused = own ?: si_wait_refused(home);
 		hw_running = !running && unlikely(timer->flags & SI_TIMER_HR) &&
-			     si_hrtimer_hw_running(timer);
+			     !si_hrtimer_hw_cancel(timer);
 		si_unlock_home(home, flags);
-		/* an interrupt handler on another CPU, waiting for home's lock */
+		/*
+		 * An si_hrtimer's HARD hrtimer handler in flight, on another CPU
+		 * waiting for home's lock: wait it out, and take its hrtimer off
+		 * again (hrtimer.c).
+		 */
 		if (hw_running) {
 			cpu_relax();
 			continue;

@@ -197,8 +197,16 @@ static unsigned int si_unload_executor(struct si_executor *e, struct si_unload *
 		if (!n)
 			return acted;
 		acted += n;
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
 			si_unload_report(u, &ev[i]);
+			/*
+			 * An si_hrtimer's HARD hrtimer may have stayed queued
+			 * (hrtimer.c, si_hrtimer_hw_cancel()): off for good, its
+			 * handler waited for. Shut down: nothing arms it again.
+			 */
+			if (ev[i].timer != running && (ev[i].timer->flags & SI_TIMER_HR))
+				hrtimer_cancel(&si_hrtimer_of(ev[i].timer)->hw);
+		}
 		if (running)
 			si_executor_wait_callback(e);
 		cond_resched();

@@ -102,6 +102,7 @@ EXPECT = {
         "mig_static_fn": ("safe", r"takes no lock"),
         "mig_onstack_fn": ("keep_compatible", r"in_serving_softirq"),
         "mig_queue_fn": ("keep_compatible", r"this_cpu_inc\(mig_packets\).*mig_poll"),
+        "mig_hr_fn": ("safe", r"takes no lock"),
     },
 }
 

@@ -266,7 +266,7 @@ class Convert(unittest.TestCase):
         for n in sorted(os.listdir(d)):
             _, err = migrate(os.path.join(d, n))
             self.assertEqual(left(err), [], n)
-            self.assertIn("#include <si_timer.h>", read(os.path.join(d, n)))
+            self.assertRegex(read(os.path.join(d, n)), r"#include <si_(hr)?timer\.h>", n)
 
     def test_soft_hrtimers_converted_61(self):
         """6.1's hrtimer_init() + .function: the driver's SOFT hrtimers
