@@ -83,15 +83,15 @@ static int __init bench_init(void)
 		       bench_cpu, only);
 		return -EINVAL;
 	}
-	bench_worker = kthread_create_worker(0, "si_bench_kdw/%d", bench_cpu);
+	/*
+	 * Bound by kthread_bind() before its first run: since 6.14 a kthread
+	 * that is not applies its preferred (node) affinity as it starts, and
+	 * set_cpus_allowed_ptr() on a created worker left it on any CPU on 7.x
+	 * (B8's kdw at the baseline there).
+	 */
+	bench_worker = si_kthread_create_worker_on_cpu(bench_cpu, "si_bench_kdw/%u");
 	if (IS_ERR(bench_worker))
 		return PTR_ERR(bench_worker);
-	/*
-	 * Bound before its first run: since 6.14 a kthread that is not
-	 * applies its preferred (node) affinity as it starts, and the
-	 * worker ran on any CPU on 7.x (B8's kdw at the baseline there).
-	 */
-	kthread_bind(bench_worker->task, bench_cpu);
 	sched_set_fifo_low(bench_worker->task);
 
 	if (*hold) {

@@ -53,6 +53,22 @@ static inline void hrtimer_setup_on_stack(struct hrtimer *timer,
 }
 #endif
 
+/*
+ * A kthread_worker bound to @cpu, named by @namefmt with one "%u" for the
+ * CPU: since 6.14 the function fills it in itself (no varargs) and leaves
+ * the worker to be woken, by the first work queued.
+ */
+#ifdef SI_HAVE_KTHREAD_RUN_WORKER_ON_CPU
+#define si_kthread_create_worker_on_cpu(cpu, namefmt)			\
+	kthread_create_worker_on_cpu((cpu), 0, (namefmt))
+#else
+#define si_kthread_create_worker_on_cpu(cpu, namefmt)			\
+	({								\
+		int __cpu = (cpu);					\
+		kthread_create_worker_on_cpu(__cpu, 0, (namefmt), __cpu); \
+	})
+#endif
+
 /* hrtimer_callback_running(): in hrtimer_bases.h since 7.x, not included by hrtimer.h. */
 #ifdef SI_HAVE_HRTIMER_BASES_H
 #include <linux/hrtimer_bases.h>

@@ -64,10 +64,10 @@
  *    callback that may run, never one that returned.
  *
  * Unload safety (unload.c): every pending timer is in a wheel, on a
- * queue or (HRARMED) on the hr_armed list of its home, and on its owner's list of that home; a running one
- * is home->running; so that the timers of a module that goes can be found
- * and cancelled without a look at the others. Each arming call records
- * its caller for the report.
+ * queue or (HRARMED) on the hr_armed list of its home, and on its owner's
+ * list of that home; a running one is home->running; so that the timers of
+ * a module that goes can be found and cancelled without a look at the
+ * others. Each arming call records its caller for the report.
  *
  * Synchronous cancel: under the lock, disarm and look at home->running. If
  * the callback runs, wait for it on home's cb_lock (held by the executor

@@ -25,6 +25,8 @@ have SI_HAVE_TIMER_DELETE "$inc/timer.h" '[[:space:]]timer_delete\('
 have SI_HAVE_TIMER_SHUTDOWN "$inc/timer.h" 'timer_shutdown_sync\('
 have SI_HAVE_HRTIMER_SETUP "$inc/hrtimer.h" 'hrtimer_setup\('
 have SI_HAVE_HRTIMER_SETUP_ON_STACK "$inc/hrtimer.h" 'hrtimer_setup_on_stack\('
+# 6.14: kthread_create_worker_on_cpu() names the worker with the CPU itself.
+have SI_HAVE_KTHREAD_RUN_WORKER_ON_CPU "$inc/kthread.h" 'kthread_run_worker_on_cpu\('
 # 7.x moved hrtimer_callback_running() and the bases out of hrtimer.h.
 have SI_HAVE_HRTIMER_BASES_H "$inc/hrtimer_bases.h" 'hrtimer_callback_running\('
 have SI_HAVE_STRUCT_MODULE_USE "$inc/module.h" '^struct module_use \{'

@@ -8,7 +8,10 @@
  * - a re-arm from another CPU meanwhile makes that expiry stale: the
  *   timer must wait for its new expiry, not run now;
  * - a try-to-cancel meanwhile must say "running" (-1), and a cancel must
- *   not return before the handler did (it may still look at the timer).
+ *   not return before the handler did (it may still look at the timer);
+ * - a re-arm then a cancel meanwhile: the re-arm queues the HARD hrtimer
+ *   again, which the cancel cannot take off while the handler runs; it
+ *   must not return with it still queued.
  * Concurrent use from every CPU is si_timer_torture's (si_torture_hr.h).
  */
 #include <linux/delay.h>
@@ -339,13 +342,14 @@ static void hw_hold_probe(void *data, struct si_hrtimer *hr)
 	WRITE_ONCE(hw_hold.timer, NULL);
 }
 
-enum hw_action { HW_REARM, HW_TRY_TO_CANCEL, HW_CANCEL };
+enum hw_action { HW_REARM, HW_TRY_TO_CANCEL, HW_CANCEL, HW_REARM_CANCEL, HW_NR };
 
 struct hw_round {
 	struct probe *p;
 	enum hw_action action;
 	bool reached;
 	int ret;
+	bool hw_left;			/* the HARD hrtimer queued when the cancel returned */
 	u64 returned_ns;
 };
 
@@ -363,8 +367,14 @@ static void hw_act(void *data)
 	case HW_TRY_TO_CANCEL:
 		r->ret = si_hrtimer_try_to_cancel(&r->p->t);
 		break;
+	case HW_REARM_CANCEL:
+		si_hrtimer_start(&r->p->t, ktime_set(10, 0), HRTIMER_MODE_REL);
+		fallthrough;
 	case HW_CANCEL:
 		r->ret = si_hrtimer_cancel(&r->p->t);
+		r->hw_left = hrtimer_is_queued(&r->p->t.hw);
+		break;
+	default:
 		break;
 	}
 	r->returned_ns = ktime_get_ns();
@@ -381,7 +391,7 @@ static bool hw_round(struct probe *p, enum hw_action action, int arm_cpu, int ac
 
 	*r = (struct hw_round){ .p = p, .action = action };
 	memset(&hw_hold, 0, sizeof(hw_hold));
-	hw_hold.release_on_disarm = action == HW_CANCEL;
+	hw_hold.release_on_disarm = action == HW_CANCEL || action == HW_REARM_CANCEL;
 	WRITE_ONCE(hw_hold.timer, &p->t);
 	if (si_ktap_cpu_work_create(&w, act_cpu, hw_act, r, false))
 		return false;
@@ -397,7 +407,7 @@ static bool hw_round(struct probe *p, enum hw_action action, int arm_cpu, int ac
 SI_CHECKED(t_hard_handler_window)
 {
 	int arm_cpu = raw_smp_processor_id(), act_cpu = other_cpu(arm_cpu);
-	unsigned int reached[3] = { 0 }, i;
+	unsigned int reached[HW_NR] = { 0 }, i;
 	struct hw_round r;
 	struct probe p;
 	int ret;
@@ -440,13 +450,26 @@ SI_CHECKED(t_hard_handler_window)
 				 atomic_read(&p.runs));
 		}
 		probe_end(&p);
+
+		probe_setup(&p, CLOCK_MONOTONIC, 0);
+		if (hw_round(&p, HW_REARM_CANCEL, arm_cpu, act_cpu, &r)) {
+			reached[HW_REARM_CANCEL]++;
+			SI_CHECK(r.ret == 1 && !r.hw_left &&
+				 r.returned_ns >= READ_ONCE(hw_hold.released_ns),
+				 "re-arm and cancel in the handler's window: returned %d, HARD hrtimer %s, %lld ns before the handler went on",
+				 r.ret, r.hw_left ? "still queued" : "off",
+				 (s64)(READ_ONCE(hw_hold.released_ns) - r.returned_ns));
+		}
+		probe_end(&p);
 	}
 	unregister_trace_si_hrtimer_expire(hw_hold_probe, NULL);
 	tracepoint_synchronize_unregister();
-	si_diag("handler's window reached: re-arm %u/%d, try_to_cancel %u/%d, cancel %u/%d",
+	si_diag("handler's window reached: re-arm %u/%d, try_to_cancel %u/%d, %s %u/%d, %s %u/%d",
 		reached[HW_REARM], HW_ROUNDS, reached[HW_TRY_TO_CANCEL], HW_ROUNDS,
-		reached[HW_CANCEL], HW_ROUNDS);
-	SI_CHECK(reached[HW_REARM] && reached[HW_TRY_TO_CANCEL] && reached[HW_CANCEL],
+		"cancel", reached[HW_CANCEL], HW_ROUNDS, "re-arm and cancel",
+		reached[HW_REARM_CANCEL], HW_ROUNDS);
+	SI_CHECK(reached[HW_REARM] && reached[HW_TRY_TO_CANCEL] && reached[HW_CANCEL] &&
+		 reached[HW_REARM_CANCEL],
 		 "the handler's window was not reached for every action");
 }
 
