@@ -232,10 +232,34 @@ static int other_cpu(int not)
 }
 
 /* A running callback: try_to_cancel says -1, cancel waits for it. */
+struct rc_watch {
+	struct probe *p;
+	bool seen, active, queued;
+	int tried;
+};
+
+/*
+ * On a CPU other than the callback's, in a bound thread that no callback
+ * can starve (the insmod task may migrate onto the callback's CPU): look
+ * while it runs, then let it return.
+ */
+static void rc_watch_fn(void *data)
+{
+	struct rc_watch *w = data;
+
+	w->seen = si_spin_until(si_hrtimer_callback_running(&w->p->t), 5000);
+	if (w->seen) {
+		w->tried = si_hrtimer_try_to_cancel(&w->p->t);
+		w->active = si_hrtimer_active(&w->p->t);
+		w->queued = si_hrtimer_is_queued(&w->p->t);
+	}
+	WRITE_ONCE(w->p->block, false);
+}
+
 SI_CHECKED(t_running_callback)
 {
-	/* not ours, where a blocking callback would starve us */
-	int cpu = other_cpu(raw_smp_processor_id());
+	int here = raw_smp_processor_id(), cpu = other_cpu(here);
+	struct rc_watch w = { };
 	struct probe p;
 	int ret;
 
@@ -245,18 +269,15 @@ SI_CHECKED(t_running_callback)
 	}
 	probe_setup(&p, CLOCK_MONOTONIC, SI_TIMER_SOFTINTERRUPTIBLE);
 	p.block = true;
+	w.p = &p;
 	/* by IPI: a thread there would wait for the callback to end to exit */
 	smp_call_function_single(cpu, arm_here, &p, 1);
-	if (!SI_CHECK(si_wait_until(si_hrtimer_callback_running(&p.t), 5000),
-		      "callback not running within 5 s"))
-		goto out;
-	SI_CHECK((ret = si_hrtimer_try_to_cancel(&p.t)) == -1, "try_to_cancel: %d", ret);
-	SI_CHECK(si_hrtimer_active(&p.t) && !si_hrtimer_is_queued(&p.t),
-		 "running: active %d, queued %d", si_hrtimer_active(&p.t),
-		 si_hrtimer_is_queued(&p.t));
-	WRITE_ONCE(p.block, false);
-out:
-	WRITE_ONCE(p.block, false);
+	si_ktap_run_on_cpu(here, rc_watch_fn, &w, false, 0);
+	if (SI_CHECK(w.seen, "callback not running within 5 s")) {
+		SI_CHECK(w.tried == -1, "try_to_cancel: %d", w.tried);
+		SI_CHECK(w.active && !w.queued, "running: active %d, queued %d", w.active,
+			 w.queued);
+	}
 	SI_CHECK((ret = si_hrtimer_cancel(&p.t)) == 0, "cancel: %d", ret);
 	SI_CHECK(!si_hrtimer_callback_running(&p.t) && !si_hrtimer_active(&p.t),
 		 "still running or active after the cancel");
