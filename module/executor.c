@@ -550,14 +550,6 @@ static unsigned long si_soft_mask(enum si_queue q)
 	return q == SI_Q_SOFT ? BIT(TIMER_SOFTIRQ) : SI_TIMER_VECTORS;
 }
 
-/*
- * Run the callbacks queued on @q, up to SI_BATCH of them or batch_us
- * worth, in one mode section (one vector mask, or one softirq-serving
- * section) and under one cb_lock, as __run_timers() runs a base's expired
- * timers under one expiry_lock: per-callback cost is one round trip of
- * @e's lock. A canceller waiting for one of them (si_executor_wait_callback())
- * ends the batch. Returns true if it stopped with callbacks left to run.
- */
 static int si_executor_set_prio(struct task_struct *task, unsigned int cpu, int prio);
 
 /* PREEMPT_RT: a soft batch at soft_prio; true if it changed the executor's. */
@@ -569,6 +561,14 @@ static bool si_soft_prio_enter(struct si_executor *e)
 	       !si_executor_set_prio(current, e->cpu, to);
 }
 
+/*
+ * Run the callbacks queued on @q, up to SI_BATCH of them or batch_us
+ * worth, in one mode section (one vector mask, or one softirq-serving
+ * section) and under one cb_lock, as __run_timers() runs a base's expired
+ * timers under one expiry_lock: per-callback cost is one round trip of
+ * @e's lock. A canceller waiting for one of them (si_executor_wait_callback())
+ * ends the batch. Returns true if it stopped with callbacks left to run.
+ */
 static bool si_run_batch(struct si_executor *e, enum si_queue q)
 {
 	unsigned int softirqs[NR_SOFTIRQS];

@@ -80,13 +80,6 @@ static void si_hrtimer_hook(struct si_executor *home, struct si_hrtimer *hr, u32
 	trace_si_hrtimer_start(hr, home->cpu);
 }
 
-/* si_unhook() of an HRARMED timer: off home's list, hw disarmed. Home locked. */
-void si_hrtimer_unhook(struct si_executor *home, struct si_timer *timer)
-{
-	__hlist_del(&timer->node);
-	hrtimer_try_to_cancel(&si_hrtimer_of(timer)->hw);
-}
-
 /*
  * Home locked: hw taken off, whatever the state says (while its handler
  * ran, a start may have queued it again and a disarm since found it
@@ -97,6 +90,16 @@ void si_hrtimer_unhook(struct si_executor *home, struct si_timer *timer)
 bool si_hrtimer_hw_cancel(struct si_timer *timer)
 {
 	return hrtimer_try_to_cancel(&si_hrtimer_of(timer)->hw) >= 0;
+}
+
+/*
+ * si_unhook() of an HRARMED timer: off home's list, hw disarmed unless its
+ * handler runs (the cancels deal with that). Home locked.
+ */
+void si_hrtimer_unhook(struct si_executor *home, struct si_timer *timer)
+{
+	__hlist_del(&timer->node);
+	si_hrtimer_hw_cancel(timer);
 }
 
 /* A CPU goes down: its HRARMED timers are homed on @to (both locked). */
