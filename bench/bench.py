@@ -79,6 +79,9 @@ def expected(rt, quick=False):
     e += [("B6", m, set(B6_PEERS)) for m in ("tasklet_pingpong_ns", "soft_hrtimer_chain_ns")]
     if rt:
         e += lat("B7", "flood_expiry", {"si", "compat", "classic"})
+        e += lat("B7", "flood_from_irq", {"si", "compat", "classic"})
+        e += lat("B7", "idle_expiry", {"si", "classic"}) + \
+            lat("B7", "idle_from_irq", {"si", "classic"})
     e += [("B9", "n%s_%s" % (n, m), MASS) for n in (B9_QUICK_N if quick else B9_N)
           for m in B9_METRICS]
     e += lat("B10", "bh", B10_LONG)
@@ -99,7 +102,7 @@ def expected_cdfs(rt):
 
 # Benchmarks --only may pick: si_timer_bench's in the latency boot (B7 has
 # boots of its own, the others are the cost and scale boots').
-ONLY = ["B1", "B4", "B5", "B10"]
+ONLY = ["B1", "B4", "B5", "B7", "B10"]
 
 
 def selected(id_, metric, only):
@@ -480,13 +483,17 @@ def _has_cairo():
 B7_BOOTS = 5
 
 
-def b7_boots(kernel, res, timeout):
+def b7_boots(kernel, res, timeout, alone=False):
     """B7 again in boots of its own: one flood_expiry_p99_us_boot<k> line per
-    boot, the latency boot's first; the other B7 lines stay that boot's."""
+    boot (and flood_from_irq_ and idle_expiry_p99_us_boot<k>), the latency
+    boot's first; the other B7 lines stay that boot's.
+    @alone (--only B7): no latency boot ran, the first B7 boot stands in."""
     ok = True
-    p99 = [res.lines.get(("B7", "flood_expiry_p99_us"))]
-    for k in range(2, B7_BOOTS + 1):
-        one, con = Results(), Console()
+    metrics = ["flood_expiry_p99_us", "flood_from_irq_p99_us", "idle_expiry_p99_us"]
+    p99 = [] if alone else [res.lines.get(("B7", metrics[0]))]
+    more = {m: [] if alone else [res.lines.get(("B7", m))] for m in metrics[1:]}
+    for k in range(len(p99) + 1, B7_BOOTS + 1):
+        one, con = (res if alone and k == 1 else Results()), Console()
         for line in boot(kernel, "bench_flood", False, timeout, tag="bench_flood%d" % k):
             one.feed(line)
             for r in con.feed(line):
@@ -497,13 +504,20 @@ def b7_boots(kernel, res, timeout):
             if r.status == "fail":
                 print("  %-8s bench_flood %d: %s" % (kernel, k, r.reason), flush=True)
                 ok = False
-        res.trouble += one.trouble
-        p99.append(one.lines.get(("B7", "flood_expiry_p99_us")))
+        if one is not res:
+            res.trouble += one.trouble
+        p99.append(one.lines.get(("B7", metrics[0])))
+        for m in metrics[1:]:
+            more[m].append(one.lines.get(("B7", m)))
     for k, vals in enumerate(p99, 1):
         if vals:
-            res.put(("B7", "flood_expiry_p99_us_boot%d" % k), vals)
+            res.put(("B7", "%s_boot%d" % (metrics[0], k)), vals)
         else:
             res.trouble.append("B7: no result in boot %d" % k)
+    for m in metrics[1:]:
+        for k, vals in enumerate(more[m], 1):
+            if vals:
+                res.put(("B7", "%s_boot%d" % (m, k)), vals)
     return ok
 
 
@@ -532,7 +546,7 @@ def run(kernel, quick, timeout, only=None):
         ("bench_icount", False, None, "B3, B5 icount_*, B6, B9 measured WITHOUT -icount: no "
          "-icount boot finished"))
     if only:
-        attempts = attempts[:1]
+        attempts = attempts[:1] if [i for i in only if i != "B7"] else ()
     for mode, icount, cpus, note in attempts:
         if note:
             if any(i.endswith("only=B3,B5i") for i in res.info):
@@ -572,7 +586,9 @@ def run(kernel, quick, timeout, only=None):
             if r.status == "fail":
                 print("  %-8s bench_scale: %s" % (kernel, r.reason), flush=True)
                 ok = False
-    if is_rt(res) and not quick and not only:
+    if only and "B7" in only and not attempts:
+        ok = b7_boots(kernel, res, timeout, alone=True) and ok
+    elif is_rt(res) and not quick and (not only or "B7" in only):
         ok = b7_boots(kernel, res, timeout) and ok
     lines = [bench_line(kernel, k, res.lines[k]) for k in res.order]
     name = kernel + "".join("-" + i for i in only or [])
@@ -643,7 +659,8 @@ def main():
     ap.add_argument("--markdown", metavar="TXT", help="print a saved result file as a table")
     ap.add_argument("--only", metavar="IDS",
                     help="comma-separated benchmarks of the latency boot (%s): boot it alone, "
-                    "run only those (B1 with B2 and B8's soft hrtimer; no UDP, no B7 boots); "
+                    "run only those (B1 with B2 and B8's soft hrtimer; no UDP; B7: its five "
+                    "flood boots, RT only); "
                     "results in build/bench/<kernel>-<id>....txt" % ", ".join(ONLY))
     ap.add_argument("kernels", nargs="*", help="6.1-rt 6.12-rt 6.1 or a release")
     args = ap.parse_args()

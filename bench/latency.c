@@ -4,7 +4,8 @@
  * B1/B2/B8 bottom-half work (and a SOFT hrtimer) while a long timer callback
  *          of each peer runs 20 ms every 50 ms;
  * B4       expiry latency of each peer, idle and with B1's device load;
- * B7       (RT) expiry latency under a bottom-half flood at SCHED_FIFO 50.
+ * B7       (RT) expiry latency under a bottom-half flood at SCHED_FIFO 50,
+ *          and on the same CPU idle.
  */
 #include <linux/completion.h>
 #include <linux/delay.h>
@@ -197,6 +198,9 @@ struct bench_shot {
 	struct bench_timer bt;
 	struct completion done;
 	s64 started;
+	/* B7: when the due time's timer interrupt came (its tick's) */
+	struct hrtimer irq_probe;
+	s64 due, irq_at;
 };
 
 static void bench_shot_fn(struct bench_timer *bt)
@@ -208,6 +212,28 @@ static void bench_shot_fn(struct bench_timer *bt)
 }
 
 /*
+ * A HARD hrtimer due at the edge, as the tick is, runs in the interrupt
+ * that runs the tick (and si_timer's wake-up, 1 us later): the time it
+ * reads is when bench_cpu learned the timer was due. Under TCG that
+ * interrupt can come milliseconds late, for every peer alike; measuring
+ * from it leaves what the peer did with the CPU once it knew.
+ */
+static enum hrtimer_restart bench_irq_probe_fn(struct hrtimer *h)
+{
+	struct bench_shot *s = container_of(h, struct bench_shot, irq_probe);
+
+	WRITE_ONCE(s->irq_at, ktime_get_ns());
+	return HRTIMER_NORESTART;
+}
+
+static void bench_irq_probe_start(void *data)
+{
+	struct bench_shot *s = data;
+
+	hrtimer_start(&s->irq_probe, ns_to_ktime(s->due), HRTIMER_MODE_ABS_PINNED_HARD);
+}
+
+/*
  * @n samples of callback start minus due time: armed right after a jiffies
  * edge J with expires J + 2. The wheel rounds every expiry up by one
  * jiffy (calc_index(): a timer never fires early, wherever in its jiffy
@@ -215,7 +241,8 @@ static void bench_shot_fn(struct bench_timer *bt)
  * after the edge, for every peer. Returns the samples taken.
  */
 static unsigned int bench_expiry(struct bench_shot *s, enum bench_peer p,
-				 struct bench_samples *out, unsigned int n)
+				 struct bench_samples *out, struct bench_samples *from_irq,
+				 unsigned int n)
 {
 	unsigned int i;
 
@@ -227,6 +254,11 @@ static unsigned int bench_expiry(struct bench_shot *s, enum bench_peer p,
 		reinit_completion(&s->done);
 		due = bench_jiffy_edge(&j) + 3 * TICK_NSEC;
 		bench_timer_arm(&s->bt, j + 2);
+		if (from_irq) {
+			s->due = due;
+			WRITE_ONCE(s->irq_at, 0);
+			smp_call_function_single(bench_cpu, bench_irq_probe_start, s, 1);
+		}
 		if (!wait_for_completion_timeout(&s->done, 5 * HZ)) {
 			pr_warn("SI_BENCH_WARN %s timer did not fire in 5 s\n",
 				bench_peer_key[p]);
@@ -234,6 +266,11 @@ static unsigned int bench_expiry(struct bench_shot *s, enum bench_peer p,
 			break;
 		}
 		bench_samples_add(out, s->started - due);
+		if (from_irq) {
+			hrtimer_cancel(&s->irq_probe);
+			if (READ_ONCE(s->irq_at))
+				bench_samples_add(from_irq, s->started - s->irq_at);
+		}
 	}
 	bench_timer_cancel_sync(&s->bt);
 	return i;
@@ -260,10 +297,10 @@ void bench_b4(void)
 	/* Armed from bench_cpu, as a driver on that CPU would. */
 	bench_bind(bench_cpu);
 	for (i = 1; i < ARRAY_SIZE(run_order); i++)
-		bench_expiry(s, run_order[i], &idle[run_order[i]], n);
+		bench_expiry(s, run_order[i], &idle[run_order[i]], NULL, n);
 	if (!bench_dev_start(dev, 1000)) {
 		for (i = 1; i < ARRAY_SIZE(run_order); i++)
-			bench_expiry(s, run_order[i], &load[run_order[i]], n);
+			bench_expiry(s, run_order[i], &load[run_order[i]], NULL, n);
 		bench_dev_stop(dev);
 	}
 	bench_bind(-1);
@@ -321,25 +358,34 @@ static int bench_flood_thread(void *data)
 void bench_b7(void)
 {
 	static const enum bench_peer peers[] = { P_CLASSIC, P_COMPAT, P_SI };
+	static const enum bench_peer idle_peers[] = { P_CLASSIC, P_SI };
 	/* p99 is the 20th-worst of 2,000: one stall of the host no longer sets it */
-	unsigned int n = bench_quick ? 10 : 2000, have = 0;
-	struct bench_samples *lat;
+	unsigned int n = bench_quick ? 10 : 2000, have = 0, have_idle = 0;
+	struct bench_samples *lat, *from_irq, *idle, *idle_irq;
 	struct bench_flood *f;
 	struct bench_shot *s;
 	int i;
 
 	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
 		return;
-	lat = kcalloc(NR_PEERS, sizeof(*lat), GFP_KERNEL);
+	lat = kcalloc(4 * NR_PEERS, sizeof(*lat), GFP_KERNEL);
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!lat || !f || !s)
 		goto out;
+	from_irq = lat + NR_PEERS;
+	idle = from_irq + NR_PEERS;
+	idle_irq = idle + NR_PEERS;
 	for (i = 0; i < ARRAY_SIZE(peers); i++)
 		have |= BIT(peers[i]);
-	if (bench_alloc_peers(lat, have, n))
+	for (i = 0; i < ARRAY_SIZE(idle_peers); i++)
+		have_idle |= BIT(idle_peers[i]);
+	if (bench_alloc_peers(lat, have, n) || bench_alloc_peers(from_irq, have, n) ||
+	    bench_alloc_peers(idle, have_idle, n) || bench_alloc_peers(idle_irq, have_idle, n))
 		goto out;
 	init_completion(&s->done);
+	hrtimer_setup(&s->irq_probe, bench_irq_probe_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS_PINNED_HARD);
 	f->section_us = 2000;
 	f->tasklet_us = 200;
 	f->gap_us = 100;
@@ -350,20 +396,30 @@ void bench_b7(void)
 		goto out;
 	kthread_bind(f->thread, bench_cpu);
 	sched_set_fifo(f->thread);
-	wake_up_process(f->thread);
-	/* The flood owns bench_cpu: arm from CPU 0 (idle timers only). */
+	/*
+	 * The flood owns bench_cpu: arm from CPU 0 (idle timers only). The
+	 * same expiries on the idle CPU first, in this boot: what the flood
+	 * adds to them, measured side by side.
+	 */
 	bench_bind(0);
+	for (i = 0; i < ARRAY_SIZE(idle_peers); i++)
+		bench_expiry(s, idle_peers[i], &idle[idle_peers[i]], &idle_irq[idle_peers[i]], n);
+	wake_up_process(f->thread);
 	for (i = 0; i < ARRAY_SIZE(peers); i++)
-		bench_expiry(s, peers[i], &lat[peers[i]], n);
+		bench_expiry(s, peers[i], &lat[peers[i]], &from_irq[peers[i]], n);
 	bench_bind(-1);
 	kthread_stop(f->thread);
 	tasklet_kill(&f->tasklet);
 	bench_lat_lines("B7", "flood_expiry", lat, have);
+	bench_lat_lines("B7", "flood_from_irq", from_irq, have);
+	bench_lat_lines("B7", "idle_expiry", idle, have_idle);
+	bench_lat_lines("B7", "idle_from_irq", idle_irq, have_idle);
 	for (i = 0; i < ARRAY_SIZE(peers); i++)
 		bench_cdf("B7", "flood", peers[i], &lat[peers[i]]);
 out:
 	if (lat)
-		bench_free_peers(lat);
+		for (i = 0; i < 4; i++)
+			bench_free_peers(lat + i * NR_PEERS);
 	kfree(s);
 	kfree(f);
 	kfree(lat);
