@@ -46,12 +46,13 @@ def boot(kernel, light):
     if light:
         os.makedirs(OUT, exist_ok=True)
         with open(os.path.join(OUT, "b7-trace-light.sh"), "w") as f:
-            f.write("LIGHT=1\n" + open(script).read())
+            with open(script) as src:
+                f.write("LIGHT=1\n" + src.read())
         script = f.name
     subprocess.call(["bash", "scripts/vm-run.sh", kernel, script, ko],
                     cwd=TOP, env=env, stdout=subprocess.DEVNULL)
-    log = open(os.path.join(TOP, "build", "logs", "vm-run-%s.log" % kernel), "rb").read()
-    log = log.decode("latin1")
+    with open(os.path.join(TOP, "build", "logs", "vm-run-%s.log" % kernel), "rb") as f:
+        log = f.read().decode("latin1")
     for line in log.splitlines():
         if "SI_BENCH B7" in line or "B7TRACE_MISSING" in line or "B7TRACE_OVERRUN" in line:
             print(line[line.index("B7TRACE") if "B7TRACE" in line else line.index("SI_BENCH"):])
@@ -78,10 +79,11 @@ class Ev:
 
 def parse(path):
     evs = []
-    for line in open(path, errors="replace"):
-        m = EVENT.match(line)
-        if m:
-            evs.append(Ev(m))
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = EVENT.match(line)
+            if m:
+                evs.append(Ev(m))
     return evs
 
 
