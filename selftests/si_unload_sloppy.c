@@ -78,12 +78,18 @@ static void blocker_fn(struct si_timer *t)
 		return;
 	WRITE_ONCE(blocker_running, t);
 	for (;;) {
-		u64 now = ktime_get_ns(), exited = READ_ONCE(exit_ns);
-		u64 loaded = READ_ONCE(loaded_ns);
+		/*
+		 * The stamps before the clock: read the other way round, one
+		 * written in between is later than now, and now minus it
+		 * wraps to "long past" (KCSAN's delays on these reads made
+		 * that window wide enough: the blocker quit as init returned).
+		 */
+		u64 exited = READ_ONCE(exit_ns), loaded = READ_ONCE(loaded_ns);
+		s64 now = ktime_get_ns();
 
-		if (exited && now - exited > BLOCK_AFTER_EXIT_MS * NSEC_PER_MSEC)
+		if (exited && now - (s64)exited > BLOCK_AFTER_EXIT_MS * NSEC_PER_MSEC)
 			break;
-		if (now - (loaded ?: start) > BLOCK_MAX_MS * NSEC_PER_MSEC)
+		if (now - (s64)(loaded ?: start) > BLOCK_MAX_MS * NSEC_PER_MSEC)
 			break;
 		cpu_relax();
 	}
