@@ -631,7 +631,7 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 		/* not pending any more, and the callback may free it */
 		si_debug_deactivate(timer);
 		WRITE_ONCE(e->running, timer);
-		e->running_cb = si_callback_of(timer);
+		e->running_cb = si_callback_named(timer, fn);
 		e->running_armed_at = timer->armed_at;
 		si_lockdep_copy(&map, timer);
 		raw_spin_unlock_irq(&e->lock);

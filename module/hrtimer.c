@@ -122,7 +122,7 @@ void si_hrtimer_move(struct si_executor *from, struct si_executor *to)
  * then is the timer touched after the callback: one that returns
  * HRTIMER_RESTART is alive.
  */
-static void si_hrtimer_run(struct si_timer *timer)
+void si_hrtimer_run(struct si_timer *timer)
 {
 	struct si_hrtimer *hr = si_hrtimer_of(timer);
 	struct si_executor *home;

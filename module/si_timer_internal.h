@@ -123,15 +123,26 @@ static inline struct si_hrtimer *si_hrtimer_of(const struct si_timer *timer)
 	return container_of((struct si_timer *)timer, struct si_hrtimer, base);
 }
 
+/* hrtimer.c: an si_hrtimer's base runs its callback through this */
+void si_hrtimer_run(struct si_timer *timer);
+
 /*
- * The user's callback, for reports, traces and ownership: an si_hrtimer's
- * base runs hrtimer.c's trampoline.
+ * The user's callback, for reports, traces and ownership, of @timer whose
+ * function is @fn: an si_hrtimer's base runs the trampoline. Told by @fn,
+ * which the executor's loop holds in a register anyway, not by a flag: a
+ * load and a test fewer per expiry (B5).
  */
+static __always_inline const void *si_callback_named(const struct si_timer *timer,
+						     si_timer_func_t fn)
+{
+	if (unlikely(fn == si_hrtimer_run))
+		return si_hrtimer_of(timer)->function;
+	return fn;
+}
+
 static __always_inline const void *si_callback_of(const struct si_timer *timer)
 {
-	if (unlikely(timer->flags & SI_TIMER_HR))
-		return si_hrtimer_of(timer)->function;
-	return timer->function;
+	return si_callback_named(timer, timer->function);
 }
 
 /* executor.c */
