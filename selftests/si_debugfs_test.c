@@ -8,6 +8,7 @@
 #include <linux/module.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/interrupt.h>
 #include <linux/jiffies.h>
@@ -166,7 +167,7 @@ SI_CHECKED(t_stats)
 {
 	unsigned int cpu = cpumask_last(cpu_online_mask);
 	unsigned long long longest, tasklets, masked = 0, masked_hr = 0;
-	unsigned int other;
+	unsigned int other, tries;
 	char fn[64] = "";
 	int ret;
 
@@ -179,7 +180,18 @@ SI_CHECKED(t_stats)
 	tasklet_kill(&tasklet);
 	if (!SI_CHECK(ret, "callback did not run within 10 s"))
 		return;
-	ret = read_file("stats");
+	/*
+	 * delete_sync returns once the callback has; the executor records it
+	 * after that, at the end of its batch (6.1-rt read the line before).
+	 */
+	for (tries = 0; tries < 100; tries++) {
+		ret = read_file("stats");
+		if (ret || (cpu_line(cpu) &&
+			    stats_value(cpu, stats_column("ran_soft"), NULL, 0) +
+			    stats_value(cpu, stats_column("ran_compat"), NULL, 0)))
+			break;
+		msleep(20);
+	}
 	if (!SI_CHECK(!ret, "read stats: %d", ret))
 		return;
 	si_diag("%.*s", (int)strcspn(buf, "\n"), buf);
