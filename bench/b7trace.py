@@ -24,6 +24,7 @@ import os
 import re
 import subprocess
 import sys
+from collections import Counter
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(TOP, "build", "bench")
@@ -94,10 +95,10 @@ def q(v, p):
 def expiries(evs):
     """One dict per si_timer expiry (bench_si_fn) on the flood CPU: its phases (us)
     and the indices of its events."""
-    on = count(e.cpu for e in evs if e.comm.startswith("si_bench_flood"))
-    flood = max(on, key=on.get) if on else None
-    if flood is None:
+    on = Counter(e.cpu for e in evs if e.comm.startswith("si_bench_flood"))
+    if not on:
         sys.exit("b7trace: no si_bench_flood event in the trace")
+    flood = on.most_common(1)[0][0]
     # B7 first measures on the idle CPU, then starts the flood
     start = next(e.t for e in evs if e.cpu == flood and e.comm.startswith("si_bench_flood"))
     exe = "si_timer/%d" % flood
@@ -196,17 +197,14 @@ def report(evs, threshold, show):
             print("  %-13s %6d %6d %6d %6d" % (ph, q(v, .5), q(v, .9), q(v, .99), v[-1]))
         late = [x for x in ms if x["total"] > threshold]
         print("  over %d us: %d; their longest phase:" % (threshold, len(late)), end="")
-        kinds = {}
-        for x in late:
-            k = max(PHASES[:4], key=lambda p: x[p])
-            kinds[k] = kinds.get(k, 0) + 1
+        kinds = Counter(max(PHASES[:4], key=lambda p: x[p]) for x in late)
         print(" " + ", ".join("%s %d" % kv for kv in sorted(kinds.items())) if kinds else " -")
         blocked = [x for x in ms if x["blocked"]]
         print("  blocked before the callback: %d (boosted: %s)" % (
             len(blocked), ", ".join(sorted(set(b for x in blocked for b in x["boost"]))) or "-"))
         print("  retried wake-ups (jiffies late): %d" % sum(1 for x in ms if x["retries"]))
-        print("  switched in from: %s" % ", ".join("%s %d" % kv for kv in sorted(
-            count(x.get("prev", "(awake)") for x in ms).items(), key=lambda kv: -kv[1])[:6]))
+        print("  switched in from: %s" % ", ".join("%s %d" % kv for kv in Counter(
+            x.get("prev", "(awake)") for x in ms).most_common(6)))
         for x in sorted(late, key=lambda x: -x["total"])[:show]:
             lo = max(x["irq_i"] - 4, 0)
             g, gi = gap_in(evs, lo, x["cb_i"])
@@ -218,13 +216,6 @@ def report(evs, threshold, show):
                     print("    %+7d [%d] %-18s %-6s %-22s %s" % (
                         e.t - x["irq"], e.cpu, e.comm[:18], e.flags, e.name, e.rest[:110]))
     return xs
-
-
-def count(it):
-    c = {}
-    for k in it:
-        c[k] = c.get(k, 0) + 1
-    return c
 
 
 def main():

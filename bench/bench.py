@@ -100,8 +100,8 @@ def expected_cdfs(rt):
          if p in B10_EXPIRY]
 
 
-# Benchmarks --only may pick: si_timer_bench's in the latency boot (B7 has
-# boots of its own, the others are the cost and scale boots').
+# Benchmarks --only may pick: si_timer_bench's in the latency boot, and B7
+# (its flood boots alone); the others are the cost and scale boots'.
 ONLY = ["B1", "B4", "B5", "B7", "B10"]
 
 
@@ -490,9 +490,8 @@ def b7_boots(kernel, res, timeout, alone=False):
     @alone (--only B7): no latency boot ran, the first B7 boot stands in."""
     ok = True
     metrics = ["flood_expiry_p99_us", "flood_from_irq_p99_us", "idle_expiry_p99_us"]
-    p99 = [] if alone else [res.lines.get(("B7", metrics[0]))]
-    more = {m: [] if alone else [res.lines.get(("B7", m))] for m in metrics[1:]}
-    for k in range(len(p99) + 1, B7_BOOTS + 1):
+    per_boot = {m: [] if alone else [res.lines.get(("B7", m))] for m in metrics}
+    for k in range(len(per_boot[metrics[0]]) + 1, B7_BOOTS + 1):
         one, con = (res if alone and k == 1 else Results()), Console()
         for line in boot(kernel, "bench_flood", False, timeout, tag="bench_flood%d" % k):
             one.feed(line)
@@ -506,16 +505,13 @@ def b7_boots(kernel, res, timeout, alone=False):
                 ok = False
         if one is not res:
             res.trouble += one.trouble
-        p99.append(one.lines.get(("B7", metrics[0])))
-        for m in metrics[1:]:
-            more[m].append(one.lines.get(("B7", m)))
-    for k, vals in enumerate(p99, 1):
-        if vals:
-            res.put(("B7", "%s_boot%d" % (metrics[0], k)), vals)
-        else:
+        for m in metrics:
+            per_boot[m].append(one.lines.get(("B7", m)))
+    for k, vals in enumerate(per_boot[metrics[0]], 1):
+        if not vals:
             res.trouble.append("B7: no result in boot %d" % k)
-    for m in metrics[1:]:
-        for k, vals in enumerate(more[m], 1):
+    for m in metrics:
+        for k, vals in enumerate(per_boot[m], 1):
             if vals:
                 res.put(("B7", "%s_boot%d" % (m, k)), vals)
     return ok

@@ -355,6 +355,9 @@ static int bench_flood_thread(void *data)
 	return 0;
 }
 
+/* B7's sample sets: from the edge and from the interrupt, flooded and idle */
+#define B7_SETS	4
+
 void bench_b7(void)
 {
 	static const enum bench_peer peers[] = { P_CLASSIC, P_COMPAT, P_SI };
@@ -368,7 +371,7 @@ void bench_b7(void)
 
 	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
 		return;
-	lat = kcalloc(4 * NR_PEERS, sizeof(*lat), GFP_KERNEL);
+	lat = kcalloc(B7_SETS * NR_PEERS, sizeof(*lat), GFP_KERNEL);
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!lat || !f || !s)
@@ -418,7 +421,7 @@ void bench_b7(void)
 		bench_cdf("B7", "flood", peers[i], &lat[peers[i]]);
 out:
 	if (lat)
-		for (i = 0; i < 4; i++)
+		for (i = 0; i < B7_SETS; i++)
 			bench_free_peers(lat + i * NR_PEERS);
 	kfree(s);
 	kfree(f);
