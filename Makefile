@@ -19,7 +19,8 @@ PWD := $(CURDIR)
 # install: scripts/newer-kernels.sh unpacks them and prepares a build tree
 # (Documentation/newer-kernels.md). JOBS: kernels booted at once (each TCG
 # boot keeps a host CPU busy); the order puts the longest first.
-DEBUG_KERNELS ?= kasan kcsan-rt kasan-lockdep-softirq kasan-lockdep-bh kcsan-rt-lockdep-bh
+DEBUG_KERNELS ?= kasan kcsan-rt kasan-lockdep-softirq kasan-lockdep-bh kasan-lockdep-cycle \
+		 kcsan-rt-lockdep-bh kcsan-rt-lockdep-cycle
 KERNELS ?= $(DEBUG_KERNELS) dkms 6.1-rt 6.12-rt 6.12-rt-mttcg 7.x-rt 6.1 6.1-full 7.x
 JOBS ?= $(shell nproc)
 RUN_KERNEL ?= 6.12-rt

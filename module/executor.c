@@ -59,6 +59,7 @@ EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_start);
 EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_cancel);
 EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_queue);
 EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_cancel_sync);
+EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_cancel_wait);
 EXPORT_TRACEPOINT_SYMBOL_GPL(si_timer_expire_exit);
 EXPORT_TRACEPOINT_SYMBOL_GPL(si_hrtimer_expire);
 
@@ -619,7 +620,7 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 
 	spin_lock(&e->cb_lock);
 	raw_spin_lock_irq(&e->lock);
-	e->running_soft = soft;
+	WRITE_ONCE(e->running_soft, soft);	/* read by timer.c's cycle check */
 	now = si_now();
 	/* clamped so that the deadline cannot wrap: the clocks start near 0 */
 	deadline = now + min(budget, U64_MAX / 2);

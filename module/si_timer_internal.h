@@ -50,6 +50,29 @@ enum si_queue {
 };
 
 /*
+ * A wait for a running callback that holds up a callback of the executor
+ * it is in (struct si_executor.waits): for the callback of @timer on @on.
+ * Published while the wait lasts, so that a synchronous cancel can refuse
+ * a wait that would close a cycle of such waits (timer.c).
+ */
+struct si_wait {
+	struct si_executor	*on;
+	const struct si_timer	*timer;		/* compared, never dereferenced */
+};
+
+/*
+ * Who may hold up an executor's callback by waiting: its own thread (the
+ * callback, or a softirq that runs inside it), and, on PREEMPT_RT with the
+ * BH lock, the holder of its CPU's BH lock, which a soft-interruptible
+ * callback waits for as soon as it enters a BH section.
+ */
+enum si_wait_slot {
+	SI_WAIT_THREAD,
+	SI_WAIT_BH_HOLDER,
+	SI_NR_WAIT_SLOTS,
+};
+
+/*
  * One per CPU, for every possible CPU. @lock (raw: every API call takes it
  * with irqs off, from any context, also on RT) guards the wheels, the
  * queues, @parked, @running and the state of every timer whose home this
@@ -84,6 +107,7 @@ struct si_executor {
 	const void		*running_cb;	/* si_callback_of() it */
 	unsigned long		running_armed_at;
 	bool			running_soft;
+	struct si_wait		waits[SI_NR_WAIT_SLOTS];
 	unsigned long		ran[SI_NR_QUEUES];
 	/*
 	 * Statistics (debugfs.c): the longest callback, softirqs of each

@@ -210,6 +210,31 @@ TRACE_EVENT(si_timer_cancel_sync,
 		  __entry->running)
 );
 
+/*
+ * A synchronous cancel is about to wait for the running callback: the CPU
+ * whose executor's callback the wait holds up (-1: none, the caller is
+ * not a callback, a softirq inside one or an RT BH lock holder), and
+ * whether the wait was refused because it would close a cycle of waits.
+ */
+TRACE_EVENT(si_timer_cancel_wait,
+	TP_PROTO(struct si_timer *timer, int held_up, bool refused),
+	TP_ARGS(timer, held_up, refused),
+	TP_STRUCT__entry(
+		__field(void *, timer)
+		__field(void *, function)
+		__field(int, held_up)
+		__field(bool, refused)
+	),
+	TP_fast_assign(
+		__entry->timer = timer;
+		__entry->function = (void *)si_callback_of(timer);
+		__entry->held_up = held_up;
+		__entry->refused = refused;
+	),
+	TP_printk("timer=%p function=%ps held_up=%d refused=%d", __entry->timer,
+		  __entry->function, __entry->held_up, __entry->refused)
+);
+
 #endif /* _SI_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

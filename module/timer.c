@@ -487,6 +487,85 @@ static int si_wait_refused(struct si_executor *home)
 }
 
 /*
+ * Waits that hold up a callback, and the cycles they could close.
+ *
+ * A timer_list callback never waits for anything a softirq of its CPU
+ * does: the softirq cannot start inside it. A soft-interruptible callback
+ * can be held up by a softirq that runs inside it, and on PREEMPT_RT with
+ * the BH lock by whoever holds its CPU's BH lock. So a synchronous cancel
+ * made there, from a tasklet say, that waits for a callback on another
+ * executor which is itself waiting, directly or along a chain, for the
+ * callback it interrupted, would wait forever where timer_list's would
+ * return. Every such wait is published in the slot of the executor whose
+ * callback it holds up (enum si_wait_slot), then the chain of waits from
+ * the callback to be waited for is followed: if it comes back, the wait
+ * would close a cycle and is refused. Both sides publish before they look
+ * (a full barrier between), so of two waits closing one cycle at least one
+ * sees the other. An edge is only followed while the callback it waits for
+ * still runs where it waits, so a wait that has ended but not yet been
+ * unpublished is not taken for one in progress.
+ */
+#define SI_WAIT_CHAIN_MAX	8	/* executors a chain is followed through */
+
+/* The slot our wait would be published in, and its executor; NULL if none. */
+static struct si_wait *si_wait_slot(struct si_executor **held_up)
+{
+	struct si_executor *e = si_executor_current();
+
+	if (e) {
+		*held_up = e;
+		return &e->waits[SI_WAIT_THREAD];
+	}
+	/* RT's local_bh_disable() keeps us on this CPU */
+	if (SI_RT_BH_LOCK && softirq_count()) {
+		e = si_executor_of(raw_smp_processor_id());
+		*held_up = e;
+		return &e->waits[SI_WAIT_BH_HOLDER];
+	}
+	return NULL;
+}
+
+/* Do the waits published from @x, whose callback is waited for, lead to @to? */
+static bool si_waits_lead_to(const struct si_executor *x, const struct si_executor *to,
+			     unsigned int depth)
+{
+	int s;
+
+	if (x == to)
+		return true;
+	if (!depth--)
+		return false;
+	for (s = 0; s < SI_NR_WAIT_SLOTS; s++) {
+		const struct si_executor *next = READ_ONCE(x->waits[s].on);
+
+		/* the BH lock's holder holds up a soft-interruptible callback only */
+		if (s == SI_WAIT_BH_HOLDER && !READ_ONCE(x->running_soft))
+			continue;
+		if (next && READ_ONCE(next->running) == READ_ONCE(x->waits[s].timer) &&
+		    si_waits_lead_to(next, to, depth))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * About to wait for @timer's callback on @home: publish the wait in @slot
+ * (of @held_up) and return 0, or -EDEADLK, unpublished, if it would close
+ * a cycle.
+ */
+static int si_wait_publish(struct si_wait *slot, struct si_executor *held_up,
+			   struct si_executor *home, const struct si_timer *timer)
+{
+	WRITE_ONCE(slot->timer, timer);
+	WRITE_ONCE(slot->on, home);
+	smp_mb();	/* publish, then look: pairs with the other side's */
+	if (!si_waits_lead_to(home, held_up, SI_WAIT_CHAIN_MAX))
+		return 0;
+	WRITE_ONCE(slot->on, NULL);
+	return -EDEADLK;
+}
+
+/*
  * Tell lockdep that we wait for the callback, as timer_delete_sync() does,
  * so that a lock held here and taken by the callback is reported: also
  * with bottom halves disabled on RT, where a soft-interruptible callback
@@ -529,9 +608,10 @@ static void si_lockdep_cancel_waits(struct si_timer *timer)
  */
 int si_timer_cancel_sync(struct si_timer *timer, bool shutdown)
 {
-	struct si_executor *home;
+	struct si_executor *home, *held_up = NULL;
 	bool running, looked = false, hw_running;
 	int ret = 0, own, refused;
+	struct si_wait *slot;
 	unsigned long flags;
 
 	if (WARN_ONCE(in_hardirq(),
@@ -583,7 +663,18 @@ int si_timer_cancel_sync(struct si_timer *timer, bool shutdown)
 			return refused;
 		if (!running)
 			return ret;
+		slot = si_wait_slot(&held_up);
+		refused = slot ? si_wait_publish(slot, held_up, home, timer) : 0;
+		trace_si_timer_cancel_wait(timer, slot ? held_up->cpu : -1, refused);
+		if (refused) {
+			WARN_ONCE(1, "si_timer: synchronous delete of %ps from CPU %u would wait for a callback that waits for %ps, the callback it holds up: deactivated, not waited for\n",
+				  si_callback_of(timer), held_up->cpu,
+				  READ_ONCE(held_up->running) ? held_up->running_cb : NULL);
+			return refused;
+		}
 		si_executor_wait_callback(home);
+		if (slot)
+			WRITE_ONCE(slot->on, NULL);
 	}
 }
 
@@ -601,8 +692,11 @@ int si_timer_cancel_sync(struct si_timer *timer, bool shutdown)
  * Where waiting could never end, the timer is deactivated as by
  * si_timer_delete(), its running callback is not waited for, and -EDEADLK
  * is returned with a warning: from a softirq that runs inside the running
- * soft-interruptible callback (on its executor), and, on PREEMPT_RT, with
- * bottom halves disabled on the CPU where that callback runs.
+ * soft-interruptible callback (on its executor); on PREEMPT_RT, with
+ * bottom halves disabled on the CPU where that callback runs; and when the
+ * callback waited for waits, directly or along a chain of such waits, for
+ * the callback this call holds up (the caller is a callback, a softirq run
+ * inside one, or on RT the holder of that callback's CPU's BH lock).
  *
  * Return: 1 if the timer was pending, 0 if not, -EINVAL on misuse,
  * -EDEADLK as above.

@@ -893,6 +893,21 @@ class Tree:
 RANK_KIND = {PROCESS: 0, HARDIRQ: 1, TIMERVEC: 2, HRTVEC: 3, MAYBE: 4, SOFTIRQ: 5}
 
 
+
+def callback_timer(tree, fcb, tkey):
+    """The type of the structure holding the timer of callback @fcb, and
+    the timer's member name (@tkey, if the setup named it already), from
+    the callback's from_timer()/container_of()."""
+    ttype = None
+    m = re.search(r"\b(?:from_timer|timer_container_of|si_timer_container_of)\s*\(\s*(\w+)\s*,"
+                  r"\s*\w+\s*,\s*(\w+)", fcb.body)
+    if m:
+        ttype, tkey = tree.base_type(fcb, "%s->%s" % m.groups()), tkey or m.group(2)
+    m = re.search(r"\bcontainer_of\s*\(\s*\w+\s*,\s*struct\s+(\w+)\s*,\s*(\w+)", fcb.body)
+    if m and not ttype:
+        ttype, tkey = m.group(1), tkey or m.group(2)
+    return ttype, tkey
+
 def audit(tree, tree_wide=False):
     timers, handlers, threaded = tree.registrations()
     # Timer callbacks found by their signature alone.
@@ -971,15 +986,7 @@ def audit(tree, tree_wide=False):
         done.add(id(fcb))
         # found by its signature alone, an si_hrtimer's callback is one too
         hrt_cb = hrt_cb or bool(fcb.params and "si_hrtimer" in fcb.params[0])
-        # The timer's container, from the callback's from_timer()/container_of().
-        ttype = None
-        m = re.search(r"\b(?:from_timer|timer_container_of|si_timer_container_of)\s*\(\s*(\w+)\s*,"
-                      r"\s*\w+\s*,\s*(\w+)", fcb.body)
-        if m:
-            ttype, tkey = tree.base_type(fcb, "%s->%s" % m.groups()), tkey or m.group(2)
-        m = re.search(r"\bcontainer_of\s*\(\s*\w+\s*,\s*struct\s+(\w+)\s*,\s*(\w+)", fcb.body)
-        if m and not ttype:
-            ttype, tkey = m.group(1), tkey or m.group(2)
+        ttype, tkey = callback_timer(tree, fcb, tkey)
         mine = set(id(g) for g in tree.reach(cb, path))
         here = set(id(d) for ds in tree.defs.values() for d in ds
                    if tree_wide or os.path.dirname(d.path) == os.path.dirname(path))
@@ -1140,6 +1147,32 @@ def audit(tree, tree_wide=False):
                        % (m.group("fn"), arg, tree.where(d, m.start()), d.name, why,
                           "the result is used" if checked else "the result is not checked")))
             verdict = worse("review")
+        # Softirq code that sync-cancels another timer whose callback
+        # sync-cancels this one: once this callback is soft-interruptible,
+        # that softirq may run inside it, and the two waits close a cycle.
+        for key, d, m, arg, ctype in cancels:
+            if tkey is None or key == tkey or id(d) not in here:
+                continue
+            soft = [w for k, w, _ in ctx.get(id(d), []) if k == SOFTIRQ]
+            if not soft:
+                continue
+            for (ocb, opath), (_, _, okey) in sorted(timers.items()):
+                focb = tree.func(ocb, opath)
+                if focb is None or focb.macro or callback_timer(tree, focb, okey)[1] != key:
+                    continue
+                theirs = set(id(g) for g in tree.reach(ocb, opath))
+                for bkey, bd, bm, barg, _ in cancels:
+                    if bkey != tkey or id(bd) not in theirs:
+                        continue
+                    ev.append(("review", "%s(%s) at %s in %s() (softirq code: %s) waits for %s(), "
+                               "which waits for this callback: %s(%s) at %s in %s(); once opted "
+                               "in the softirq may run inside this callback, and the second of "
+                               "the two waits returns -EDEADLK without waiting (design.md, "
+                               "refusal 3); do not free either timer after it"
+                               % (m.group("fn"), arg, tree.where(d, m.start()), d.name, soft[0],
+                                  ocb, bm.group("fn"), barg, tree.where(bd, bm.start()),
+                                  bd.name)))
+                    verdict = worse("review")
         ev = [e for i, e in enumerate(ev) if e not in ev[:i]]
         where = "%s:%d" % (tree.files[fcb.path], fcb.line)
         if verdict == "safe":

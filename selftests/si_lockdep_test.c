@@ -10,12 +10,16 @@
  * - off RT, an opted-in callback runs with softirqs enabled: a lock it
  *   takes with plain spin_lock() that a softirq also takes is reported (a
  *   softirq on its CPU may spin on it), as for any task;
+ * - a cycle of synchronous cancels across executors, through a tasklet
+ *   run inside a soft-interruptible callback (si_cycle.h), is reported as
+ *   the circular dependency between the two timers it is, also where the
+ *   run time refuses the wait that would close it (-EDEADLK);
  * - legal use is quiet: a tasklet cancelling a soft-interruptible timer, a
  *   compatible callback sharing a plain lock with a tasklet.
  *
  * Lockdep switches itself off after its first report, so a boot provokes
- * one, chosen by the parameter report= (held, softirq, bh; the matrix
- * boots NAME-lockdep-CASE for the last two), after the quiet cases.
+ * one, chosen by the parameter report= (held, softirq, bh, cycle; the
+ * matrix boots NAME-lockdep-CASE for the last three), after the quiet cases.
  * This module is the last of Kbuild's si_tests. On
  * kernels without CONFIG_LOCKDEP (Debian's) every case is skipped.
  */
@@ -27,10 +31,13 @@
 #include <linux/spinlock.h>
 #include <si_timer.h>
 #include "si_test.h"
+#include "vecmask.h"
+#include "si_trace.h"
+#include "si_cycle.h"
 
 static char *report = "held";
 module_param(report, charp, 0444);
-MODULE_PARM_DESC(report, "the one lockdep report to provoke: held, softirq, bh");
+MODULE_PARM_DESC(report, "the one lockdep report to provoke: held, softirq, bh, cycle");
 
 static DEFINE_SPINLOCK(taken_by_callback);
 static DEFINE_SPINLOCK(not_taken_by_callback);
@@ -258,6 +265,35 @@ static void t_bh_cancel(void)
 		 "lockdep did not report the lock held across si_timer_delete_sync() under BH");
 }
 
+/*
+ * A tasklet inside T1's callback cancels T2, whose callback cancels T1:
+ * refused at run time (the tasklet's wait, which comes second), and a
+ * circular dependency between the two maps for lockdep, on RT and off.
+ */
+static struct cycle lt_cycle;
+
+static void t_cycle(void)
+{
+	int a = lt_other_cpu(), b = cpumask_next(a, cpu_online_mask);
+	struct cycle *c = &lt_cycle;
+
+	if (b >= nr_cpu_ids)
+		b = cpumask_first(cpu_online_mask);
+	if (b == a || !si_vecmask_available()) {
+		si_skip("needs two other CPUs and the vector mask");
+		return;
+	}
+	si_expect_warn("possible circular locking dependency detected");
+	si_expect_warn("would wait for a callback that waits for");
+	SI_CHECK(cycle_run(c, CYCLE_CALLBACK_FIRST, a, b), "callbacks did not return");
+	si_diag("tasklet inside T1's callback %d, window %d, tasklet's cancel %d, T2's %d",
+		c->tasklet_inside, c->window, c->tasklet_ret, c->t2_ret);
+	SI_CHECK(c->tasklet_inside && c->window, "window not reached");
+	SI_CHECK(c->tasklet_ret == -EDEADLK && !c->t2_ret,
+		 "tasklet's cancel returned %d, T2's %d", c->tasklet_ret, c->t2_ret);
+	SI_CHECK(!debug_locks, "lockdep did not report the cycle of cancels");
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -265,6 +301,7 @@ static const struct {
 	{ "held", t_held_lock },
 	{ "softirq", t_softirq_lock },
 	{ "bh", t_bh_cancel },
+	{ "cycle", t_cycle },
 };
 
 SI_CHECKED(t_the_chosen_deadlock_is_reported)
@@ -280,7 +317,7 @@ SI_CHECKED(t_the_chosen_deadlock_is_reported)
 			return;
 		}
 	}
-	si_fail("unknown report=%s (held, softirq, bh)", report);
+	si_fail("unknown report=%s (held, softirq, bh, cycle)", report);
 }
 
 static const struct si_test tests[] = {

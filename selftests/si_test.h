@@ -186,6 +186,12 @@ static inline void si_test_begin(void)
 		__ok;							\
 	})
 
+/* A softirq run by an executor thread (its local_bh_enable(), its irq exit). */
+static inline __maybe_unused bool si_test_softirq_on_executor(void)
+{
+	return in_serving_softirq() && !strncmp(current->comm, "si_timer/", 9);
+}
+
 /* The next online CPU after @cpu (-1: none), where a test puts its partners. */
 static inline int si_test_next_cpu(int cpu)
 {

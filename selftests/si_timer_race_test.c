@@ -48,6 +48,7 @@
 #include "vecmask.h"
 #include "si_test.h"
 #include "si_trace.h"
+#include "si_cycle.h"
 
 #define ROUNDS		20
 /* How long a held victim waits for its partner's move to complete. */
@@ -1118,12 +1119,6 @@ SI_CHECKED(t_calls_at_expiry)
  * on non-RT so does irq exit), deletes that timer synchronously: it would
  * wait for itself. -EDEADLK, not the "own callback" -EINVAL.
  */
-/* A softirq run by an executor thread (its local_bh_enable(), its irq exit) */
-static bool softirq_on_executor(void)
-{
-	return in_serving_softirq() && !strncmp(current->comm, "si_timer/", 9);
-}
-
 struct softirq_cancel {
 	struct si_timer timer;
 	struct tasklet_struct tasklet;
@@ -1139,7 +1134,7 @@ static void softirq_cancel_tasklet(struct tasklet_struct *tl)
 {
 	struct softirq_cancel *s = from_tasklet(s, tl, tasklet);
 
-	s->tasklet_inside = READ_ONCE(s->in_callback) && softirq_on_executor();
+	s->tasklet_inside = READ_ONCE(s->in_callback) && si_test_softirq_on_executor();
 	/* elsewhere (RT: ksoftirqd held the BH lock) it is another refusal */
 	if (s->tasklet_inside)
 		s->ret = si_timer_delete_sync(&s->timer);
@@ -1198,6 +1193,50 @@ SI_CHECKED(t_delete_sync_from_softirq_in_callback)
 	si_timer_shutdown_sync(&s->timer);
 }
 
+/* ---------------------------------------------------------------------- */
+/*
+ * 5c. A cycle of waits across executors (si_cycle.h), in both orders, and
+ * the legal wait of a tasklet inside a callback for another's callback.
+ */
+static struct cycle cycle;
+
+static void cycle_round(enum cycle_order order, const char *how)
+{
+	struct cycle *c = &cycle;
+
+	SI_CHECK(cycle_run(c, order, other_cpu, third_cpu),
+		 "%s: callbacks did not return (T1 %d, T2 %d)", how,
+		 atomic_read(&c->t1_done), atomic_read(&c->t2_done));
+	si_diag("%s: tasklet inside T1's callback %d, window %d, tasklet's cancel %d, T2's %d",
+		how, c->tasklet_inside, c->window, c->tasklet_ret, c->t2_ret);
+	SI_CHECK(c->tasklet_inside, "%s: the tasklet did not run inside T1's callback", how);
+	SI_CHECK(c->window, "%s: window not reached (the first wait was not published)", how);
+	SI_CHECK(c->tasklet_ret == cycle_expected_tasklet(order),
+		 "%s: tasklet's cancel returned %d, want %d", how, c->tasklet_ret,
+		 cycle_expected_tasklet(order));
+	SI_CHECK(c->t2_ret == cycle_expected_t2(order), "%s: T2's cancel returned %d, want %d",
+		 how, c->t2_ret, cycle_expected_t2(order));
+}
+
+SI_CHECKED(t_cancel_cycle_across_executors)
+{
+	if (!need_third_cpu())
+		return;
+	if (!si_vecmask_available()) {
+		si_skip("vector mask inactive: callbacks run in compatible mode");
+		return;
+	}
+	if (IS_ENABLED(CONFIG_PROVE_LOCKING)) {
+		/* one report per boot: si_lockdep_test's report=cycle boot */
+		si_skip("lockdep reports the cycle itself: si_lockdep_test report=cycle");
+		return;
+	}
+	si_expect_warn("would wait for a callback that waits for");
+	cycle_round(CYCLE_CALLBACK_FIRST, "callback waits first");
+	cycle_round(CYCLE_TASKLET_FIRST, "tasklet waits first");
+	cycle_round(CYCLE_NONE, "no cycle");
+}
+
 /*
  * 5b. The same softirq, run on the executor just after the callback
  * returned (non-RT: a tasklet at irq exit), before the executor took its
@@ -1225,7 +1264,7 @@ static void after_return_tasklet(struct tasklet_struct *tl)
 {
 	struct after_return *a = from_tasklet(a, tl, tasklet);
 
-	a->in_window = READ_ONCE(a->returned) && softirq_on_executor();
+	a->in_window = READ_ONCE(a->returned) && si_test_softirq_on_executor();
 	if (a->in_window)
 		a->ret = si_timer_delete_sync(&a->timer);
 	WRITE_ONCE(a->done, true);
@@ -1857,6 +1896,7 @@ static const struct si_test tests[] = {
 	SI_TEST(t_moving_rearm_vs_delete),
 	SI_TEST(t_calls_at_expiry),
 	SI_TEST(t_delete_sync_from_softirq_in_callback),
+	SI_TEST(t_cancel_cycle_across_executors),
 	SI_TEST(t_delete_sync_from_softirq_after_callback),
 	SI_TEST(t_park_without_heir),
 	SI_TEST(t_delete_sync_waits_for_its_callback_only),

@@ -45,6 +45,14 @@ EXPECT = {
                                                  r"this_cpu_ptr\(priv->stats\)"),
         "aud_pcpu_own_fn": ("safe", r"takes no lock"),
     },
+    "samples/audit/aud_cycle.c": {
+        "aud_cycle_watchdog_fn": ("review", r"timer_delete_sync\(&l->retry\) at aud_cycle.c:\d+ in "
+                                            r"aud_cycle_rx\(\) \(softirq code: tasklet.*waits for "
+                                            r"aud_cycle_retry_fn\(\), which waits for this callback: "
+                                            r"timer_delete_sync\(&l->watchdog\).*refusal 3"),
+        "aud_cycle_retry_fn": ("review", r"timer_delete_sync\(&l->retry\) at aud_cycle.c:\d+ in "
+                                         r"aud_cycle_rx\(\) \(softirq code: tasklet.*-EDEADLK"),
+    },
     "samples/audit/aud_cancel.c": {
         "aud_cancel_fn": ("review", r"del_timer_sync\(&req->timer\) at aud_cancel.c:\d+ in "
                                     r"aud_cancel_poll\(\) \(softirq code: NAPI poll.*-EDEADLK"),
@@ -158,6 +166,9 @@ class AuditVerdicts(unittest.TestCase):
 
     def test_cancel_sites(self):
         self.check("samples/audit/aud_cancel.c")
+
+    def test_cancel_cycle_through_softirq(self):
+        self.check("samples/audit/aud_cycle.c")
 
     def test_softirq_contexts(self):
         self.check("samples/audit/aud_contexts.c")
