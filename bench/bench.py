@@ -103,6 +103,8 @@ def expected_cdfs(rt):
 # Benchmarks --only may pick: si_timer_bench's in the latency boot, and B7
 # (its flood boots alone); the others are the cost and scale boots'.
 ONLY = ["B1", "B4", "B5", "B7", "B10"]
+# What --cost runs, as an @only of selected(): the -icount boots' lines.
+COST_ONLY = ["cost"]
 
 
 def selected(id_, metric, only):
@@ -111,6 +113,8 @@ def selected(id_, metric, only):
     ones come from other boots."""
     if only is None:
         return True
+    if only == COST_ONLY:
+        return id_ in ("B3", "B6", "B9") or metric.startswith("icount_")
     if id_ in ("B2", "B8"):
         return "B1" in only and not metric.startswith("udp_")
     return id_ in only and not metric.startswith("icount_")
@@ -517,8 +521,9 @@ def b7_boots(kernel, res, timeout, alone=False):
     return ok
 
 
-def run(kernel, quick, timeout, only=None):
-    """All the benchmarks on @kernel, or (@only) those of the latency boot only."""
+def run(kernel, quick, timeout, only=None, cost=False):
+    """All the benchmarks on @kernel, or (@only) those of the latency boot only,
+    or (@cost) only the -icount cost and scale boots (B3, B5 icount, B6, B9)."""
     print("== %s: building" % kernel, flush=True)
     log = os.path.join(LOGS, kernel + "-build.log")
     with open(log, "w") as f:
@@ -543,6 +548,8 @@ def run(kernel, quick, timeout, only=None):
          "-icount boot finished"))
     if only:
         attempts = attempts[:1] if [i for i in only if i != "B7"] else ()
+    elif cost:
+        attempts = attempts[1:]
     for mode, icount, cpus, note in attempts:
         if note:
             if any(i.endswith("only=B3,B5i") for i in res.info):
@@ -584,10 +591,10 @@ def run(kernel, quick, timeout, only=None):
                 ok = False
     if only and "B7" in only and not attempts:
         ok = b7_boots(kernel, res, timeout, alone=True) and ok
-    elif is_rt(res) and not quick and (not only or "B7" in only):
+    elif is_rt(res) and not quick and not cost and (not only or "B7" in only):
         ok = b7_boots(kernel, res, timeout) and ok
     lines = [bench_line(kernel, k, res.lines[k]) for k in res.order]
-    name = kernel + "".join("-" + i for i in only or [])
+    name = kernel + "".join("-" + i for i in only or []) + ("-cost" if cost else "")
     with open(os.path.join(OUT, name + ".txt"), "w") as f:
         f.write("# %s %s%s%s\n" % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                                    kernel, " QUICK" if quick else "",
@@ -602,7 +609,7 @@ def run(kernel, quick, timeout, only=None):
     print(table(kernel, res, lines), flush=True)
     for png in plot(kernel, res):
         print("  plot: " + os.path.relpath(png, TOP))
-    bad = problems(res, is_rt(res), only)
+    bad = problems(res, is_rt(res), COST_ONLY if cost else only)
     for b in bad:
         print("  %-8s PROBLEM %s" % (kernel, b))
     return ok and not bad
@@ -658,6 +665,10 @@ def main():
                     "run only those (B1 with B2 and B8's soft hrtimer; no UDP; B7: its five "
                     "flood boots, RT only); "
                     "results in build/bench/<kernel>-<id>....txt" % ", ".join(ONLY))
+    ap.add_argument("--cost", action="store_true",
+                    help="only the -icount cost and scale boots (B3, B5 icount_*, B6, B9), "
+                    "deterministic: for before and after a change to a hot path; results in "
+                    "build/bench/<kernel>-cost.txt")
     ap.add_argument("kernels", nargs="*", help="6.1-rt 6.12-rt 6.1 or a release")
     args = ap.parse_args()
     if args.markdown:
@@ -680,7 +691,7 @@ def main():
     os.makedirs(LOGS, exist_ok=True)
     ok = True
     for kernel in args.kernels:
-        ok = run(kernel, args.quick, args.timeout, only) and ok
+        ok = run(kernel, args.quick, args.timeout, only, args.cost) and ok
     return 0 if ok else 1
 
 
