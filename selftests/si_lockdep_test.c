@@ -285,7 +285,8 @@ static void t_cycle(void)
 	}
 	si_expect_warn("possible circular locking dependency detected");
 	si_expect_warn("would wait for a callback that waits for");
-	SI_CHECK(cycle_run(c, CYCLE_CALLBACK_FIRST, CYCLE_VIA_TASKLET, a, b), "callbacks did not return");
+	SI_CHECK(cycle_run(c, CYCLE_CALLBACK_FIRST, CYCLE_VIA_TASKLET, a, b),
+		 "callbacks did not return");
 	si_diag("tasklet inside T1's callback %d, window %d, tasklet's cancel %d, T2's %d",
 		c->holder_inside, c->window, c->holder_ret, c->t2_ret);
 	SI_CHECK(c->holder_inside && c->window, "window not reached");
