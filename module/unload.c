@@ -341,7 +341,8 @@ static unsigned int si_unload_executor(struct si_executor *e, struct si_unload *
 			ev[n++] = (struct si_evicted) {
 				.timer = timer, .fn = si_callback_of(timer),
 				.armed_at = timer->armed_at,
-				.state = timer->state & SI_STATE_QUEUED ? SI_EV_QUEUED : SI_EV_ARMED,
+				.state = timer->state & SI_STATE_QUEUED ?
+					 SI_EV_QUEUED : SI_EV_ARMED,
 			};
 			si_timer_evict(e, timer);
 		}
