@@ -64,7 +64,7 @@ SI_CHECKED(t_bss_timer_set_up_by_library)
 	si_unload_lib_setup(&bss_timer);
 	si_unload_lib_arm(&bss_timer);
 	if (SI_CHECK(si_unload_lib_pending(&bss_timer), "not pending once armed"))
-		expect("si_unload_lib_fn", "si_unload_lib_arm|si_unload_lib_fn");
+		expect("si_unload_lib_setup_fn", "si_unload_lib_arm|si_unload_lib_setup_fn");
 }
 
 SI_CHECKED(t_bss_hrtimer_set_up_by_library)
