@@ -388,6 +388,9 @@ static unsigned int si_unload_executor(struct si_executor *e, struct si_unload *
  * going CPU's timers to an executor a pass may have searched already, is
  * held off meanwhile (the caller holds cpus_read_lock()): otherwise one
  * offline in each of the last two passes could move a timer past both.
+ * (That needs two moves of one timer, each to an executor searched before
+ * the one it leaves: the heir is the first other online CPU, so only
+ * where CPU 0 can go offline; held off everywhere all the same.)
  */
 static void si_unload_passes(struct si_unload *u)
 {
