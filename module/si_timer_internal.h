@@ -222,14 +222,20 @@ bool si_hrtimer_hw_cancel(struct si_timer *timer);
 void si_hrtimer_move(struct si_executor *from, struct si_executor *to);
 
 /*
- * unload.c: a module that uses si_timer, and its pending timers on each
- * executor (its list of that executor guarded by the executor's lock), so
- * that when it goes they are found without a look at anyone else's.
+ * unload.c: a module that uses si_timer or a module that has an owner, and
+ * its pending timers on each executor (its list of that executor guarded
+ * by the executor's lock), so that when it goes they are found without a
+ * look at anyone else's. @deps: the owners of the modules @mod uses,
+ * directly or not (they go after it), fixed when it came.
  */
 struct si_owner {
 	struct hlist_head __percpu	*pending;
 	struct module			*mod;
 	struct list_head		node;	/* in si_owners (RCU) */
+	struct rcu_head			rcu;
+	bool				used;	/* ever named by a timer */
+	unsigned int			nr_deps;
+	struct si_owner			*deps[];
 };
 
 struct si_owner *si_owner_of(const struct si_timer *timer, unsigned long caller);

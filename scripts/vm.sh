@@ -149,6 +149,10 @@ prepare() {
 	for t in $(si_tests "$name"); do
 		cp "$src/selftests/$t.ko" "$ir/si/"
 		echo "$t" >> "$ir/si/tests.list"
+		# its libraries (Kbuild's si_test_libs), which init.sh loads first
+		for d in $(modinfo -F depends "$src/selftests/$t.ko" | tr , ' '); do
+			[ ! -f "$src/selftests/$d.ko" ] || cp "$src/selftests/$d.ko" "$ir/si/"
+		done
 	done
 	touch "$ir/si/tests.list"
 	[ -f "$src/selftests/si_timer_demo.ko" ] && cp "$src/selftests/si_timer_demo.ko" "$ir/si/"

@@ -188,23 +188,136 @@ t_reload_3_times() {
 
 # An si_unload_* test module leaves timers behind on purpose: si_timer must
 # not go while it is loaded, and must report each timer that the module
-# announced ("# SI_UNLOAD_EXPECT <state|state...> <callback> <armed by>")
-# on exactly one line when it goes, and no other.
+# announced ("# SI_UNLOAD_EXPECT <state|state...> <callback|...> <armed by|...>
+# [<callback's module>]", the alternatives as in grep -E; the callback's
+# module is the test module's unless named) on exactly one line when it
+# goes, no other, and all of them on its summary line.
 unload_sloppy() {
-	local t=$1 n=0 got states cb by
+	local t=$1 n=0 got states cb by cbmod
 	! rmmod si_timer 2>/dev/null || { why="si_timer unloaded while $t used it"; return 1; }
 	unload "$t" || return 1
 	dmesg > "/tmp/dmesg.$t"
 	sed -n 's/.*# SI_UNLOAD_EXPECT //p' "/tmp/dmesg.$t" > "/tmp/expect.$t"
-	while read -r states cb by; do
+	while read -r states cb by cbmod; do
 		n=$((n + 1))
-		got=$(grep -cE "si_timer: module $t unloaded with a timer ($states): callback $cb \\[$t\\], armed at $by\\+0x" "/tmp/dmesg.$t")
+		got=$(grep -cE "si_timer: module $t unloaded with a timer ($states): callback ($cb) \\[${cbmod:-$t}\\], armed at ($by)\\+0x" "/tmp/dmesg.$t")
 		[ "$got" = 1 ] ||
 			{ why="$got report lines for a timer $states, callback $cb armed by $by; want 1"; return 1; }
 	done < "/tmp/expect.$t"
 	got=$(grep -c "si_timer: module $t unloaded with a timer " "/tmp/dmesg.$t")
 	[ "$n" -gt 0 ] && [ "$got" = "$n" ] ||
 		{ why="$got report lines for $n timers announced"; return 1; }
+	grep -q "si_timer: module $t unloaded with $n timers\\? pending or running: " "/tmp/dmesg.$t" ||
+		{ why="no summary line for $n timers: $(grep "si_timer: module $t unloaded with [0-9]" "/tmp/dmesg.$t")"; return 1; }
+}
+
+# Guest time in centiseconds (/proc/uptime; busybox's date has no ns).
+now_cs() {
+	local up
+	read -r up _ < /proc/uptime
+	echo $(( ${up%.*} * 100 + $(echo "${up#*.}" | sed 's/^0//') ))
+}
+# Load $1 with ARGS, document "$1[ARGS]": 0 if it loaded and printed it.
+load_doc() {
+	local t=$1 name
+	shift
+	name="${t}[$(echo "$*" | tr ' ' ,)]"
+	load "/si/$t.ko" "ktap_doc=$name" "$@" || return 1
+	say "# SI_EXPECT_END $name"
+	dmesg | grep -qF "# Subtest: $name" || { why="$t $* printed no document"; return 1; }
+}
+# rmmod $1, its time in centiseconds in $took.
+timed_unload() {
+	local t0
+	t0=$(now_cs)
+	unload "$1" || return 1
+	took=$(( $(now_cs) - t0 ))
+}
+# CPUs 1.. offline and online again, one after the other, until
+# /tmp/hotplug.on goes; each cycle's start and end (cs) in /tmp/hotplug.log.
+hotplug_loop() {
+	local f t0
+	while [ -e /tmp/hotplug.on ]; do
+		for f in /sys/devices/system/cpu/cpu[1-9]*/online; do
+			[ -e /tmp/hotplug.on ] || break
+			t0=$(now_cs)
+			echo 0 > "$f" && echo 1 > "$f" && echo "$t0 $(now_cs)" >> /tmp/hotplug.log
+		done
+	done
+}
+# The report of si_unload_many's $2 leaked timers: at most 10 lines of
+# their own, then "unloaded with N timers pending or running: A armed, Q
+# queued, R running; ..." with N = A = $2.
+many_report_ok() {
+	local t=$1 n=$2 lines sum
+	dmesg > "/tmp/dmesg.$t"
+	lines=$(grep -c "si_timer: module $t unloaded with a timer armed: callback many_fn \[$t\], armed at many_arm+0x" "/tmp/dmesg.$t")
+	sum=$(sed -n "s/.*si_timer: module $t unloaded with \([0-9]*\) timers\? pending or running: \([0-9]*\) armed, \([0-9]*\) queued, \([0-9]*\) running;.*/\1 \2 \3 \4/p" "/tmp/dmesg.$t")
+	diag "$t: $lines report lines, summary (total armed queued running): $sum"
+	[ "$lines" = 10 ] || { why="$lines report lines of their own for $n timers, want 10"; return 1; }
+	[ "$sum" = "$n $n 0 0" ] || { why="summary '$sum' for $n armed timers leaked"; return 1; }
+}
+# si_unload_many (loaded by run_test_module, leaking): unload safety
+# cancels a million leaked timers within twice the time the module takes
+# to cancel them itself (tidy=1), reports them in 11 lines, and misses none
+# while CPUs go offline and online during the unload (the count of the
+# summary: one missed is not reported).
+unload_many() {
+	local t=$1 n leak tidy k=0 m=0 s e a b
+	n=$(cat "/sys/module/$t/parameters/count")
+	dmesg -c > /dev/null
+	! rmmod si_timer 2>/dev/null || { why="si_timer unloaded while $t used it"; return 1; }
+	timed_unload "$t" || return 1
+	leak=$took
+	many_report_ok "$t" "$n" || return 1
+	load_doc "$t" tidy=1 || return 1
+	dmesg -c > /dev/null
+	timed_unload "$t" || return 1
+	tidy=$took
+	! dmesg | grep -q "si_timer: module $t unloaded with" ||
+		{ why="reports for the timers $t tidy=1 cancelled itself"; return 1; }
+	diag "$t: unload with $n timers armed: leaked ${leak}0 ms, cancelled by the module ${tidy}0 ms"
+	[ "$leak" -le $((2 * tidy)) ] ||
+		{ why="unload with $n leaked took ${leak}0 ms, more than twice the ${tidy}0 ms of the module cancelling them"; return 1; }
+	load_doc "$t" || return 1
+	dmesg -c > /dev/null
+	rm -f /tmp/hotplug.log
+	touch /tmp/hotplug.on
+	hotplug_loop &
+	# a cycle under way first
+	while [ ! -s /tmp/hotplug.log ]; do usleep 100000; done
+	s=$(now_cs)
+	unload "$t" || { rm /tmp/hotplug.on; wait; return 1; }
+	e=$(now_cs)
+	rm /tmp/hotplug.on
+	wait
+	while read -r a b; do
+		m=$((m + 1))
+		[ "$b" -lt "$s" ] || [ "$a" -gt "$e" ] || k=$((k + 1))
+	done < /tmp/hotplug.log
+	diag "$t: $k of $m CPU hotplug cycles overlapped the unload (${s}0-${e}0 ms)"
+	[ "$k" -gt 0 ] || { why="no CPU hotplug cycle during the unload"; return 1; }
+	many_report_ok "$t" "$n"
+}
+
+# A test module's libraries: what its modinfo depends names and /si holds.
+test_libs() {
+	local d
+	for d in $(modinfo -F depends "/si/$1.ko" | tr , ' '); do
+		[ "$d" = si_timer ] || [ ! -f "/si/$d.ko" ] || echo "$d"
+	done
+}
+# Unload libraries $2.. of test module $1, last loaded first. After an
+# si_unload_* module, first wait several of si_unload_lib's periods: a
+# timer of the module that unload safety missed fires meanwhile, in the
+# module's freed memory, with the library's callback still there.
+unload_libs() {
+	local t=$1 l libs=
+	shift
+	[ $# = 0 ] && return
+	case $t in si_unload_*) sleep 3 ;; esac
+	for l in "$@"; do libs="$l $libs"; done
+	for l in $libs; do unload "$l" || return 1; done
 }
 
 # si_trace_test takes a timer through a known sequence with si_timer's
@@ -260,21 +373,31 @@ params_of() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1\.//p"; }
 # module's expected WARNs must have come by the time insmod returns
 # (SI_EXPECT_END, see ktap.py).
 run_test_module() {
-	local t=$1 rc
+	local t=$1 rc libs l
+	libs=$(test_libs "$t")
 	load "$SI" || return 1
+	for l in $libs; do
+		# shellcheck disable=SC2086
+		load "/si/$l.ko" || { rc=$why; unload_libs x $libs; unload si_timer; why=$rc; return 1; }
+	done
 	if [ "$t" = si_trace_test ] && ! trace_begin; then
 		unload si_timer
 		return 1
 	fi
+	# its SI_UNLOAD_EXPECT lines and reports only, not an earlier module's
+	case $t in si_unload_*) dmesg -c > /dev/null ;; esac
 	# shellcheck disable=SC2046 # one word per parameter
 	load "/si/$t.ko" $(params_of "$t")
 	rc=$?
 	say "# SI_EXPECT_END $t"
 	if [ $rc != 0 ]; then
+		# shellcheck disable=SC2086
+		unload_libs x $libs
 		unload si_timer
 		return 1
 	fi
 	case $t in
+	si_unload_many) unload_many "$t" ;;
 	si_unload_*) unload_sloppy "$t" ;;
 	si_trace_test) trace_check "$t" && unload "$t" ;;
 	*) unload "$t" ;;
@@ -282,11 +405,13 @@ run_test_module() {
 		# leave a clean slate for the next test module
 		local failed=$why
 		rmmod "$t" 2>/dev/null
+		for l in $libs; do rmmod "$l" 2>/dev/null; done
 		rmmod si_timer 2>/dev/null
 		why=$failed
 		return 1
 	}
-	unload si_timer && leftovers
+	# shellcheck disable=SC2086
+	unload_libs "$t" $libs && unload si_timer && leftovers
 }
 
 # --- si_timer loaded with non-default parameters (document si_timer_params).
