@@ -1525,7 +1525,7 @@ SI_CHECKED(t_misuse_add_timer_on_bad_cpu)
 
 	probe_init(&p, probe_fn, 0);
 	p.timer.expires = jiffies + 1;
-	si_expect_warn("not online");
+	si_expect_warn("not a possible CPU");
 	si_add_timer_on(&p.timer, nr_cpu_ids);
 	SI_CHECK(!si_timer_pending(&p.timer), "armed for CPU %u", nr_cpu_ids);
 	si_add_timer_on(&p.timer, -1);
