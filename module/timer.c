@@ -234,10 +234,13 @@ EXPORT_SYMBOL_GPL(si_destroy_timer_on_stack);
  * si_timer_pending - is the timer armed, or expired with its callback not started?
  * @timer: the timer
  *
- * Return: 1 if pending, 0 if not (unserialised, as timer_pending()).
+ * Return: 1 if pending, 0 if not (unserialised, as timer_pending()); 0 with
+ * a warning on a NULL timer.
  */
 int si_timer_pending(const struct si_timer *timer)
 {
+	if (__si_timer_null_query(timer))
+		return 0;
 	/* A re-arm moving it between homes: pending before and after. */
 	return !!(READ_ONCE(timer->state) & (SI_STATE_PENDING | SI_STATE_MIGRATING));
 }

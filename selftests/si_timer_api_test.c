@@ -1479,6 +1479,10 @@ SI_CHECKED(t_misuse_null)
 	/* Same call site as the previous test's warning: no second one. */
 	ret = si_mod_timer(NULL, jiffies + 1);
 	SI_CHECK(ret == -EINVAL, "si_mod_timer(NULL) returned %d", ret);
+	/* A query: timer_pending(NULL) oopses, this one answers 0. */
+	si_expect_warn("si_timer_pending() on a NULL timer");
+	ret = si_timer_pending(NULL);
+	SI_CHECK(ret == 0, "si_timer_pending(NULL) returned %d", ret);
 }
 
 SI_CHECKED(t_misuse_add_timer_pending)
