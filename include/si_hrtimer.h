@@ -104,6 +104,11 @@ static inline void si_hrtimer_start(struct si_hrtimer *timer, ktime_t tim,
 	si_hrtimer_start_range_ns(timer, tim, 0, mode);
 }
 
+/*
+ * The queries and accessors below, like si_hrtimer_active(), warn once and
+ * answer 0 (or do nothing) on a NULL timer (__si_timer_null_query()).
+ */
+
 /**
  * si_hrtimer_is_queued - armed, or expired with its callback not started?
  * @timer: the timer
@@ -113,6 +118,8 @@ static inline void si_hrtimer_start(struct si_hrtimer *timer, ktime_t tim,
  */
 static inline bool si_hrtimer_is_queued(const struct si_hrtimer *timer)
 {
+	if (__si_timer_null_query(timer))
+		return false;
 	return si_timer_pending(&timer->base);
 }
 
@@ -127,30 +134,40 @@ static inline bool si_hrtimer_is_queued(const struct si_hrtimer *timer)
 static inline u64 si_hrtimer_forward(struct si_hrtimer *timer, ktime_t now,
 				     ktime_t interval)
 {
+	if (__si_timer_null_query(timer))
+		return 0;
 	return hrtimer_forward(&timer->hw, now, interval);
 }
 
 /* As hrtimer_forward_now(), on the timer's clock. */
 static inline u64 si_hrtimer_forward_now(struct si_hrtimer *timer, ktime_t interval)
 {
+	if (__si_timer_null_query(timer))
+		return 0;
 	return hrtimer_forward_now(&timer->hw, interval);
 }
 
 /* The expiry of the timer (hrtimer_get_expires()). */
 static inline ktime_t si_hrtimer_get_expires(const struct si_hrtimer *timer)
 {
+	if (__si_timer_null_query(timer))
+		return 0;
 	return hrtimer_get_expires(&timer->hw);
 }
 
 /* The time now on the timer's clock (hrtimer_cb_get_time()). */
 static inline ktime_t si_hrtimer_cb_get_time(struct si_hrtimer *timer)
 {
+	if (__si_timer_null_query(timer))
+		return 0;
 	return hrtimer_cb_get_time(&timer->hw);
 }
 
 /* Set the expiry without arming, for a restart (hrtimer_set_expires()). */
 static inline void si_hrtimer_set_expires(struct si_hrtimer *timer, ktime_t time)
 {
+	if (__si_timer_null_query(timer))
+		return;
 	hrtimer_set_expires(&timer->hw, time);
 }
 

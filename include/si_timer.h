@@ -23,6 +23,7 @@
 #ifndef _SI_TIMER_H
 #define _SI_TIMER_H
 
+#include <linux/bug.h>
 #include <linux/timer.h>
 #include <linux/list.h>
 #include <linux/lockdep.h>
@@ -170,6 +171,14 @@ int si_try_to_del_timer_sync(struct si_timer *timer);
 int si_timer_shutdown(struct si_timer *timer);
 int si_timer_shutdown_sync(struct si_timer *timer);
 int si_timer_pending(const struct si_timer *timer);
+
+/*
+ * A query (si_timer_pending(), the si_hrtimer ones) on a NULL timer: warned
+ * about once per function, answered 0 or false, where timer_pending(NULL)
+ * would oops. One test and branch, so that queries stay cheap.
+ */
+#define __si_timer_null_query(timer)					\
+	WARN_ONCE(!(timer), "si_timer: %s() on a NULL timer\n", __func__)
 
 /**
  * si_add_timer_local - arm an inactive timer to expire on this CPU

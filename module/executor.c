@@ -856,8 +856,9 @@ static int si_executor_prepare_cpu(unsigned int cpu)
 /*
  * The CPU is dead, or did not come up after si_executor_prepare_cpu(). If
  * it came up, the executor handed over and parked on the way down; if
- * not, none of its timers can have been armed there (si_add_timer_on()
- * wants it online). Either way, parked; and nothing left behind.
+ * not, timers armed on it since its prepare step (si_add_timer_on() from
+ * a later prepare callback) are handed over now. Either way, parked; and
+ * nothing left behind.
  */
 static int si_executor_dead_cpu(unsigned int cpu)
 {
@@ -947,6 +948,8 @@ int si_executors_init(int prio)
 		/*
 		 * Not parked: a CPU coming online may expire timers before its
 		 * executor's first run; they wait on its queue until then.
+		 * Those of CPUs not online are parked below, once the hotplug
+		 * callbacks that unpark them are in place.
 		 */
 		e->cpu = cpu;
 		e->parked = false;
@@ -962,6 +965,23 @@ int si_executors_init(int prio)
 		goto out_free;
 	}
 	si_executor_hp_state = ret;
+	/*
+	 * The executors of CPUs not online (nor coming up: hotplug waits for
+	 * cpus_read_unlock()) park until their prepare step, so that a timer
+	 * armed there meanwhile (si_add_timer_on()) goes to a live executor
+	 * instead of waiting, threadless, for a CPU that may never come.
+	 */
+	cpus_read_lock();
+	for_each_possible_cpu(cpu) {
+		if (!cpu_online(cpu)) {
+			struct si_executor *e = si_executor_of(cpu);
+
+			raw_spin_lock_irq(&e->lock);
+			e->parked = true;
+			raw_spin_unlock_irq(&e->lock);
+		}
+	}
+	cpus_read_unlock();
 	return 0;
 out_free:
 	free_percpu(si_executors);

@@ -306,13 +306,18 @@ EXPORT_SYMBOL_GPL(si_hrtimer_cancel);
  * si_hrtimer_callback_running - does the callback run now?
  * @hr: the timer
  *
- * Unserialised, as hrtimer_callback_running().
+ * Unserialised, as hrtimer_callback_running(); false with a warning on a
+ * NULL timer.
  */
 bool si_hrtimer_callback_running(const struct si_hrtimer *hr)
 {
-	const struct si_timer *timer = &hr->base;
-	u32 state = READ_ONCE(timer->state);
+	const struct si_timer *timer;
+	u32 state;
 
+	if (__si_timer_null_query(hr))
+		return false;
+	timer = &hr->base;
+	state = READ_ONCE(timer->state);
 	if (state & SI_STATE_MIGRATING)
 		return false;
 	return READ_ONCE(si_executor_of(state & SI_STATE_CPUMASK)->running) == timer;
@@ -327,15 +332,19 @@ EXPORT_SYMBOL_GPL(si_hrtimer_callback_running);
  * callback not started, or its callback runs; never false in between
  * (the executor takes a timer off its queue, then marks it running, and
  * re-arms it from the callback before it clears that): read under home's
- * lock, as the kernel's reads a seqcount.
+ * lock, as the kernel's reads a seqcount. False with a warning on a NULL
+ * timer.
  */
 bool si_hrtimer_active(const struct si_hrtimer *hr)
 {
-	struct si_timer *timer = (struct si_timer *)&hr->base;
+	struct si_timer *timer;
 	struct si_executor *home;
 	unsigned long flags;
 	bool active;
 
+	if (__si_timer_null_query(hr))
+		return false;
+	timer = (struct si_timer *)&hr->base;
 	home = si_lock_home(timer, &flags);
 	active = (timer->state & SI_STATE_PENDING) || READ_ONCE(home->running) == timer;
 	si_unlock_home(home, flags);

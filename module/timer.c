@@ -234,10 +234,13 @@ EXPORT_SYMBOL_GPL(si_destroy_timer_on_stack);
  * si_timer_pending - is the timer armed, or expired with its callback not started?
  * @timer: the timer
  *
- * Return: 1 if pending, 0 if not (unserialised, as timer_pending()).
+ * Return: 1 if pending, 0 if not (unserialised, as timer_pending()); 0 with
+ * a warning on a NULL timer.
  */
 int si_timer_pending(const struct si_timer *timer)
 {
+	if (__si_timer_null_query(timer))
+		return 0;
 	/* A re-arm moving it between homes: pending before and after. */
 	return !!(READ_ONCE(timer->state) & (SI_STATE_PENDING | SI_STATE_MIGRATING));
 }
@@ -364,13 +367,22 @@ EXPORT_SYMBOL_GPL(si_add_timer);
  * @cpu: the CPU whose executor runs its callback, unless that callback is
  *	 running now: then it stays where that one runs, so that it never runs
  *	 on two CPUs at once
+ *
+ * As add_timer_on(), @cpu need not be online: its executor takes timers
+ * from the CPU's prepare step on (executor.c), so a driver's
+ * CPUHP_BP_PREPARE_DYN callback may arm a timer on the CPU coming up; it
+ * runs there once the executor thread does. On a CPU that is neither
+ * online nor being brought up, the timer goes to a live executor, as do
+ * the timers of a CPU going down, where add_timer_on() would leave it on
+ * the dead CPU until that returns. A CPU that is not possible is refused
+ * with a warning.
  */
 void si_add_timer_on(struct si_timer *timer, int cpu)
 {
 	if (si_timer_misused(timer))
 		return;
-	if (WARN_ONCE(cpu < 0 || cpu >= nr_cpu_ids || !cpu_online(cpu),
-		      "si_timer: %s() for %ps on CPU %d, not online\n",
+	if (WARN_ONCE(cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu),
+		      "si_timer: %s() for %ps on CPU %d, not a possible CPU\n",
 		      __func__, timer->function, cpu))
 		return;
 	WARN_ONCE(!si_add(timer, cpu, _RET_IP_), "si_timer: %s() on pending timer %ps\n",

@@ -549,6 +549,48 @@ SI_CHECKED(t_misuse)
 	probe_end(&p);
 }
 
+/*
+ * Queries and accessors on a NULL timer: each warns once and answers 0,
+ * where their hrtimer twins (hrtimer_active(NULL)...) oops. The pointer
+ * is hidden from the compiler, so that the NULL tests are made at run time.
+ */
+SI_CHECKED(t_misuse_null_queries)
+{
+	struct si_hrtimer *null = NULL;
+	ktime_t t;
+
+	OPTIMIZER_HIDE_VAR(null);
+
+	si_expect_warn("si_hrtimer_is_queued() on a NULL timer");
+	SI_CHECK(!si_hrtimer_is_queued(null), "si_hrtimer_is_queued(NULL) true");
+	si_expect_warn("si_hrtimer_active() on a NULL timer");
+	SI_CHECK(!si_hrtimer_active(null), "si_hrtimer_active(NULL) true");
+	si_expect_warn("si_hrtimer_callback_running() on a NULL timer");
+	SI_CHECK(!si_hrtimer_callback_running(null), "si_hrtimer_callback_running(NULL) true");
+	si_expect_warn("si_hrtimer_get_expires() on a NULL timer");
+	t = si_hrtimer_get_expires(null);
+	SI_CHECK(!t, "si_hrtimer_get_expires(NULL) returned %lld", t);
+	si_expect_warn("si_hrtimer_cb_get_time() on a NULL timer");
+	t = si_hrtimer_cb_get_time(null);
+	SI_CHECK(!t, "si_hrtimer_cb_get_time(NULL) returned %lld", t);
+	si_expect_warn("si_hrtimer_forward() on a NULL timer");
+	SI_CHECK(!si_hrtimer_forward(null, ktime_get(), ms_to_ktime(1)),
+		 "si_hrtimer_forward(NULL) overran");
+	si_expect_warn("si_hrtimer_forward_now() on a NULL timer");
+	SI_CHECK(!si_hrtimer_forward_now(null, ms_to_ktime(1)),
+		 "si_hrtimer_forward_now(NULL) overran");
+	si_expect_warn("si_hrtimer_set_expires() on a NULL timer");
+	si_hrtimer_set_expires(null, ms_to_ktime(1));
+	/*
+	 * The cancels: refused as for an si_timer (si_hrtimer_start() warned
+	 * at t_misuse's never set up timer: once per load).
+	 */
+	si_expect_warn("si_hrtimer_try_to_cancel() on a NULL timer");
+	SI_CHECK(!si_hrtimer_try_to_cancel(null), "si_hrtimer_try_to_cancel(NULL) not 0");
+	si_expect_warn("si_hrtimer_cancel() on a NULL timer");
+	SI_CHECK(!si_hrtimer_cancel(null), "si_hrtimer_cancel(NULL) not 0");
+}
+
 static const struct si_test tests[] = {
 	SI_TEST(t_runs_once_on_its_executor),
 	SI_TEST(t_abs_on_each_clock),
@@ -561,6 +603,7 @@ static const struct si_test tests[] = {
 	SI_TEST(t_hard_handler_window),
 	SI_TEST(t_debugobjects_free_armed),
 	SI_TEST(t_misuse),
+	SI_TEST(t_misuse_null_queries),
 };
 
 static int __init si_hrtimer_test_init(void)

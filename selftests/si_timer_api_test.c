@@ -1479,6 +1479,10 @@ SI_CHECKED(t_misuse_null)
 	/* Same call site as the previous test's warning: no second one. */
 	ret = si_mod_timer(NULL, jiffies + 1);
 	SI_CHECK(ret == -EINVAL, "si_mod_timer(NULL) returned %d", ret);
+	/* A query: timer_pending(NULL) oopses, this one answers 0. */
+	si_expect_warn("si_timer_pending() on a NULL timer");
+	ret = si_timer_pending(NULL);
+	SI_CHECK(ret == 0, "si_timer_pending(NULL) returned %d", ret);
 }
 
 SI_CHECKED(t_misuse_add_timer_pending)
@@ -1525,7 +1529,7 @@ SI_CHECKED(t_misuse_add_timer_on_bad_cpu)
 
 	probe_init(&p, probe_fn, 0);
 	p.timer.expires = jiffies + 1;
-	si_expect_warn("not online");
+	si_expect_warn("not a possible CPU");
 	si_add_timer_on(&p.timer, nr_cpu_ids);
 	SI_CHECK(!si_timer_pending(&p.timer), "armed for CPU %u", nr_cpu_ids);
 	si_add_timer_on(&p.timer, -1);

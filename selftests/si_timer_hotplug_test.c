@@ -3,7 +3,8 @@
  * KTAP tests of si_timer across CPU hotplug: a timer pending on a CPU that
  * goes offline still fires (elsewhere, as the kernel migrates the timers of
  * a dead CPU), callbacks queued on its executor are not lost, a self
- * re-arming timer keeps running, and the executor comes back with the CPU.
+ * re-arming timer keeps running, the executor comes back with the CPU, and
+ * a timer armed on a CPU coming up (from its prepare step on) runs there.
  *
  * The CPU taken down is the highest online one that is not the CPU the
  * tests run on (CPU 3 under `-smp 4`); it is brought back before the
@@ -622,6 +623,110 @@ out_free:
 	target_up();
 }
 
+/*
+ * A driver's CPUHP_BP_PREPARE_DYN startup callback arms a timer on the CPU
+ * coming up, as it may with add_timer_on() (the kernel's timer base takes
+ * timers from CPUHP_TIMERS_PREPARE on): si_add_timer_on() arms it, without
+ * a warning, and it runs on that CPU's executor once the CPU is online.
+ * The window: cpu_online() still false at the arm. A prepare callback runs
+ * on the CPU that brings the other up, before that one boots, so each
+ * round reaches it; counted all the same, and the test fails if none did.
+ * In the first round, with the CPU down, si_add_timer_on() for it arms the
+ * timer on a live executor, where it runs (add_timer_on() would leave it
+ * on the dead CPU until that returns).
+ */
+#define PREPARE_ROUNDS	3
+
+struct prepare_arm {
+	struct hp_probe p;
+	bool armed, pending, window;
+};
+
+static struct prepare_arm *prepare_arm;
+
+static int prepare_dyn_cb(unsigned int cpu)
+{
+	struct prepare_arm *a = READ_ONCE(prepare_arm);
+
+	if (!a || cpu != target || a->armed)
+		return 0;
+	a->window = !cpu_online(cpu);
+	a->p.timer.expires = jiffies;
+	si_add_timer_on(&a->p.timer, cpu);
+	/* its executor's thread is parked: still pending, queued at most */
+	a->pending = si_timer_pending(&a->p.timer);
+	a->armed = true;
+	return 0;
+}
+
+SI_CHECKED(t_arm_on_cpu_at_prepare)
+{
+	struct prepare_arm *a;
+	struct hp_probe *off;
+	int round, state, reached = 0, armed = 0, ran_there = 0;
+
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	off = kzalloc(sizeof(*off), GFP_KERNEL);
+	if (!SI_CHECK(a && off, "out of memory"))
+		goto out_free;
+	state = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "si_hotplug_test:prepare",
+					  prepare_dyn_cb, NULL);
+	if (!SI_CHECK(state > 0, "cpuhp_setup_state_nocalls: %d", state))
+		goto out_free;
+	for (round = 0; round < PREPARE_ROUNDS; round++) {
+		if (!target_down())
+			break;
+		if (round == 0) {
+			hp_init(off, 0);
+			off->timer.expires = jiffies;
+			si_add_timer_on(&off->timer, target);
+			SI_CHECK(si_timer_pending(&off->timer) || atomic_read(&off->runs),
+				 "not armed for offline CPU %d", target);
+			if (SI_CHECK(wait_for_completion_timeout(&off->done, 5 * HZ),
+				     "armed for offline CPU %d: did not run", target)) {
+				si_diag("armed for offline CPU %d: ran on CPU %d in '%s'", target,
+					off->cpu, off->comm);
+				SI_CHECK(off->cpu != target && on_executor(off),
+					 "ran on %d in '%s'", off->cpu, off->comm);
+			}
+			si_timer_delete_sync(&off->timer);
+		}
+		hp_init(&a->p, 0);
+		a->armed = false;
+		a->pending = false;
+		a->window = false;
+		WRITE_ONCE(prepare_arm, a);
+		target_up();
+		WRITE_ONCE(prepare_arm, NULL);
+		if (!SI_CHECK(a->armed, "round %d: the PREPARE_DYN callback did not run", round))
+			continue;
+		reached += a->window;
+		armed += a->pending;
+		SI_CHECK(a->pending, "round %d: not armed at the prepare step of CPU %d",
+			 round, target);
+		if (a->pending &&
+		    SI_CHECK(wait_for_completion_timeout(&a->p.done, 5 * HZ),
+			     "round %d: did not run", round)) {
+			if (a->p.cpu == target && on_executor(&a->p))
+				ran_there++;
+			else
+				si_fail("round %d: ran on CPU %d in '%s'", round, a->p.cpu,
+					a->p.comm);
+		}
+		si_timer_delete_sync(&a->p.timer);
+	}
+	cpuhp_remove_state_nocalls(state);
+	si_diag("CPU %d: window reached %d of %d rounds (armed before online)", target, reached,
+		round);
+	si_diag("armed at the prepare step %d, ran on CPU %d's executor %d", armed, target,
+		ran_there);
+	SI_CHECK(reached > 0, "window reached 0 of %d rounds", round);
+out_free:
+	kfree(off);
+	kfree(a);
+	target_up();
+}
+
 static const struct si_test tests[] = {
 	SI_TEST(t_pending_timer_fires_after_offline),
 	SI_TEST(t_hrtimers_move_on_offline),
@@ -629,6 +734,7 @@ static const struct si_test tests[] = {
 	SI_TEST(t_rearming_timer_across_hotplug),
 	SI_TEST(t_executor_back_after_online),
 	SI_TEST(t_arm_on_cpu_coming_online),
+	SI_TEST(t_arm_on_cpu_at_prepare),
 };
 
 static int skip_all(void)
