@@ -3,18 +3,25 @@
  * /sys/kernel/debug/si_timer/ read back: "timers" lists a pending timer
  * with its callback and arming site and forgets it once cancelled; "stats"
  * has the longest callback, the softirqs that ran inside a
- * soft-interruptible callback and the timer vectors the mask deferred.
+ * soft-interruptible callback and the timer vectors the mask deferred;
+ * with 1,000,000 timers armed, reading "timers" (and the others) keeps
+ * interrupts off on the reading CPU for no more than a bounded chunk, lists
+ * the first SI_TIMERS_MAX_LINES timers whole and says how many more there are.
  */
 #include <linux/module.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/fs.h>
+#include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/jiffies.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timer.h>
+#include <linux/vmalloc.h>
 #include <si_timer.h>
 #include "si_test.h"
 
@@ -224,9 +231,307 @@ SI_CHECKED(t_stats)
 		 masked, masked_hr);
 }
 
+/*
+ * 1,000,000 timers armed far ahead over the online CPUs; "timers",
+ * "executors" and "stats" read whole from one CPU while a HARD hrtimer on
+ * each CPU fires every ms and records how late it ran: on the reading CPU,
+ * the longest stretch with interrupts off that the reads caused (the
+ * whole listing of an executor's 250,000 timers under its lock held them
+ * off for seconds). Timer i expires at mass_base + i (that identifies it
+ * in a line) on the (i % ncpus)-th online CPU.
+ */
+#define MASS_N		1000000
+#define MASS_FLAGS	SI_TIMER_SOFTINTERRUPTIBLE
+#define LAT_PERIOD_NS	NSEC_PER_MSEC
+/*
+ * Gross: TCG and a busy host add ms (10 ms on every CPU seen on 6.12-rt);
+ * the old listing held them off for seconds.
+ */
+#define LAT_MAX_US	50000LL
+/* Read sizes: a big one, and one that makes seq_file stop and restart often. */
+#define READ_BIG	BUF_SIZE
+#define READ_SMALL	777
+
+static struct si_timer *mass;
+static unsigned long mass_base;
+static unsigned int mass_cpus[NR_CPUS], mass_ncpus;
+
+struct lat_probe {
+	struct hrtimer	hr;
+	s64		max_late;
+	unsigned long	samples;
+};
+
+static DEFINE_PER_CPU(struct lat_probe, lat_probe);
+static bool lat_stop;
+
+static enum hrtimer_restart lat_fn(struct hrtimer *hr)
+{
+	struct lat_probe *p = container_of(hr, struct lat_probe, hr);
+	s64 late = ktime_to_ns(ktime_sub(ktime_get(), hrtimer_get_expires(hr)));
+
+	p->max_late = max(p->max_late, late);
+	p->samples++;
+	if (READ_ONCE(lat_stop))
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(hr, ns_to_ktime(LAT_PERIOD_NS));
+	return HRTIMER_RESTART;
+}
+
+/* On each CPU, by IPI: a HARD hrtimer pinned there. */
+static void lat_start_here(void *unused)
+{
+	struct lat_probe *p = this_cpu_ptr(&lat_probe);
+
+	p->max_late = 0;
+	p->samples = 0;
+	hrtimer_start(&p->hr, ns_to_ktime(LAT_PERIOD_NS), HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+static void si_dbg_mass_fn(struct si_timer *t)
+{
+}
+
+static noinline void si_dbg_mass_arm(struct si_timer *t, unsigned int cpu)
+{
+	si_add_timer_on(t, cpu);
+	barrier();
+}
+
+/* What a whole read of "timers" said. */
+struct mass_read {
+	unsigned long	lines, ours, foreign, bad, dups, after_more;
+	unsigned long	more, total;
+	bool		header, more_line, at_least;
+	unsigned long	*seen;		/* MASS_N bits: timers listed */
+	char		first[192], first_bad[192];
+};
+
+static void mass_line(struct mass_read *r, const char *line)
+{
+	long long expires, timeout;
+	unsigned int home, flags;
+	char state[16], fn[64];
+	unsigned long i;
+
+	if (!r->lines++) {
+		r->header = !strcmp(line, "home state expires timeout flags function armed_at");
+		return;
+	}
+	if (r->more_line) {
+		r->after_more++;
+		return;
+	}
+	if (!strncmp(line, "... ", 4)) {
+		r->more_line = true;
+		if (sscanf(line, "... and at least %lu more pending timers (at least %lu in all)",
+			   &r->more, &r->total) == 2)
+			r->at_least = true;
+		else if (sscanf(line, "... and %lu more pending timers (%lu in all)",
+				&r->more, &r->total) != 2)
+			goto bad;
+		return;
+	}
+	if (sscanf(line, "%u %15s %lld %lld %x %63s", &home, state, &expires, &timeout, &flags,
+		   fn) != 6)
+		goto bad;
+	if (strcmp(fn, "si_dbg_mass_fn")) {
+		r->foreign++;
+		return;
+	}
+	i = (unsigned long)expires - mass_base;
+	if (i >= MASS_N || home != mass_cpus[i % mass_ncpus] || strcmp(state, "armed") ||
+	    flags != MASS_FLAGS || timeout <= 0 || !strstr(line, " si_dbg_mass_arm"))
+		goto bad;
+	if (!r->ours++)
+		strscpy(r->first, line, sizeof(r->first));
+	if (__test_and_set_bit(i, r->seen))
+		r->dups++;
+	return;
+bad:
+	if (!r->bad++)
+		strscpy(r->first_bad, line, sizeof(r->first_bad));
+}
+
+/* Read "timers" whole, @size bytes per read(), into @r line by line. */
+static int mass_read_timers(struct mass_read *r, size_t size)
+{
+	size_t have = 0;
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+
+	bitmap_zero(r->seen, MASS_N);
+	f = filp_open(DIR "timers", O_RDONLY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	while ((n = kernel_read(f, buf + have, min(size, BUF_SIZE - 1 - have), &pos)) > 0) {
+		char *line = buf, *nl;
+
+		have += n;
+		buf[have] = '\0';
+		while ((nl = strchr(line, '\n'))) {
+			*nl = '\0';
+			mass_line(r, line);
+			line = nl + 1;
+		}
+		have -= line - buf;
+		memmove(buf, line, have);
+		if (have == BUF_SIZE - 1) {
+			n = -E2BIG;	/* a line longer than the buffer */
+			break;
+		}
+		cond_resched();
+	}
+	filp_close(f, NULL);
+	return n < 0 ? n : 0;
+}
+
+/* Read @name whole, for the time it takes only. */
+static int read_only(const char *name)
+{
+	int ret = read_file(name);
+
+	return ret ?: strlen(buf) ? 0 : -ENODATA;
+}
+
+static void mass_check(struct mass_read *r, size_t size, bool want_exact)
+{
+	unsigned long want_listed = SI_TIMERS_MAX_LINES;
+
+	si_diag("read by %zu bytes: %lu lines; first: %s", size, r->lines, r->first);
+	SI_CHECK(r->header, "no header line first");
+	SI_CHECK(!r->bad, "%lu lines not as listed, the first: %s", r->bad, r->first_bad);
+	SI_CHECK(!r->foreign, "%lu pending timers not ours listed", r->foreign);
+	SI_CHECK(r->ours == want_listed && !r->dups,
+		 "%lu of our timers listed (%lu twice), want the first %lu", r->ours, r->dups,
+		 want_listed);
+	if (!SI_CHECK(r->more_line && !r->after_more,
+		      "no \"... and N more\" line last (%lu lines after it)", r->after_more))
+		return;
+	si_diag("... and %s%lu more pending timers (%s%lu in all)", r->at_least ? "at least " : "",
+		r->more, r->at_least ? "at least " : "", r->total);
+	if (want_exact)
+		SI_CHECK(!r->at_least && r->more == MASS_N - r->ours && r->total == MASS_N,
+			 "want exactly %lu more, %u in all", MASS_N - r->ours, MASS_N);
+	else
+		SI_CHECK(r->more <= MASS_N - r->ours && r->total == r->ours + r->more,
+			 "want at most %lu more", MASS_N - r->ours);
+}
+
+SI_CHECKED(t_timers_million_bounded)
+{
+	unsigned int cpu, reader = cpumask_last(cpu_online_mask);
+	struct mass_read *r = NULL;
+	s64 late_reader = 0, late_other = 0;
+	unsigned long samples = 0, i;
+	u64 t0, t_timers = 0, t_small = 0, t_other = 0;
+	bool want_exact;
+	int ret;
+
+	mass_ncpus = 0;
+	for_each_online_cpu(cpu)
+		mass_cpus[mass_ncpus++] = cpu;
+	/*
+	 * Counted exactly when no list of an executor holds more than a hold
+	 * counts (SI_TIMERS_COUNT_HOLD, 10,000): timer i due in jiffy
+	 * mass_base + i, the coarsest bucket used (a 32768-jiffy one, at HZ
+	 * 250 or 1000) holds 32768 / ncpus timers per executor.
+	 */
+	want_exact = mass_ncpus >= 4;
+	mass = kvcalloc(MASS_N, sizeof(*mass), GFP_KERNEL);
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (r)
+		r->seen = bitmap_zalloc(MASS_N, GFP_KERNEL);
+	if (!SI_CHECK(mass && r && r->seen, "no memory for %u timers", MASS_N))
+		goto out_free;
+	for_each_possible_cpu(cpu)
+		hrtimer_setup(&per_cpu(lat_probe, cpu).hr, lat_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_HARD);
+
+	t0 = ktime_get_ns();
+	mass_base = jiffies + 600 * HZ;
+	for (i = 0; i < MASS_N; i++) {
+		si_timer_setup(&mass[i], si_dbg_mass_fn, MASS_FLAGS);
+		mass[i].expires = mass_base + i;
+		si_dbg_mass_arm(&mass[i], mass_cpus[i % mass_ncpus]);
+		if (!(i & 0xfff))
+			cond_resched();
+	}
+	si_diag("%u timers armed on %u CPUs in %llu ms", MASS_N, mass_ncpus,
+		(ktime_get_ns() - t0) / NSEC_PER_MSEC);
+
+	/* Read from one CPU, measured there: its interrupts are what a hold turns off. */
+	set_cpus_allowed_ptr(current, cpumask_of(reader));
+	WRITE_ONCE(lat_stop, false);
+	on_each_cpu(lat_start_here, NULL, 1);
+	t0 = ktime_get_ns();
+	ret = mass_read_timers(r, READ_BIG);
+	t_timers = ktime_get_ns() - t0;
+	if (SI_CHECK(!ret, "read timers: %d", ret))
+		mass_check(r, READ_BIG, want_exact);
+	if (!ret && !r->bad && r->more_line) {
+		memset(r, 0, offsetof(struct mass_read, seen));
+		t0 = ktime_get_ns();
+		ret = mass_read_timers(r, READ_SMALL);
+		t_small = ktime_get_ns() - t0;
+		if (SI_CHECK(!ret, "read timers: %d", ret))
+			mass_check(r, READ_SMALL, want_exact);
+	}
+	t0 = ktime_get_ns();
+	ret = read_only("executors");
+	SI_CHECK(!ret, "read executors: %d", ret);
+	ret = read_only("stats");
+	SI_CHECK(!ret, "read stats: %d", ret);
+	t_other = ktime_get_ns() - t0;
+	WRITE_ONCE(lat_stop, true);
+	for_each_possible_cpu(cpu) {
+		struct lat_probe *p = &per_cpu(lat_probe, cpu);
+
+		hrtimer_cancel(&p->hr);
+		if (cpu == reader) {
+			late_reader = p->max_late;
+			samples = p->samples;
+		} else {
+			late_other = max(late_other, p->max_late);
+		}
+	}
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+
+	si_diag("read timers in %llu ms (by %u bytes: %llu ms), executors and stats in %llu ms",
+		t_timers / NSEC_PER_MSEC, READ_SMALL, t_small / NSEC_PER_MSEC,
+		t_other / NSEC_PER_MSEC);
+	si_diag("reading CPU %u: %lu ticks of 1 ms, the latest %lld us late (other CPUs: %lld us)",
+		reader, samples, late_reader / NSEC_PER_USEC, late_other / NSEC_PER_USEC);
+	/* the window: the reads ran with the reading CPU's tick sampling them */
+	SI_CHECK(samples >= 10, "the reading CPU's hrtimer ran %lu times during the reads",
+		 samples);
+	/*
+	 * Beyond what the other CPUs saw: a stall of the host (single-threaded
+	 * TCG: of every vCPU) makes each CPU's hrtimer late alike.
+	 */
+	SI_CHECK(late_reader / NSEC_PER_USEC < LAT_MAX_US + late_other / NSEC_PER_USEC,
+		 "interrupts held off up to %lld us on the reading CPU, want < %lld us + the other CPUs' %lld us",
+		 late_reader / NSEC_PER_USEC, LAT_MAX_US, late_other / NSEC_PER_USEC);
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < MASS_N; i++) {
+		si_timer_delete(&mass[i]);
+		if (!(i & 0xfff))
+			cond_resched();
+	}
+	si_diag("cancelled in %llu ms", (ktime_get_ns() - t0) / NSEC_PER_MSEC);
+out_free:
+	if (r)
+		bitmap_free(r->seen);
+	kfree(r);
+	kvfree(mass);
+}
+
 static const struct si_test tests[] = {
 	SI_TEST(t_timers_lists_pending),
 	SI_TEST(t_stats),
+	SI_TEST(t_timers_million_bounded),
 };
 
 static int __init debugfs_test_init(void)
