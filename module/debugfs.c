@@ -264,8 +264,11 @@ static void si_timers_count_rest(struct si_timers_iter *it)
 			/* too long for what is left of this hold: in a hold of its own */
 			if (len == budget && node->next && walked)
 				break;
-			if (len == budget && node->next)
+			/* more than that, and more than was listed of it */
+			if (len == budget && node->next) {
 				it->more_at_least = true;
+				len++;
+			}
 			it->more += len - min(len, it->offset);
 			walked += len;
 			it->list++;
@@ -345,7 +348,7 @@ static int si_timers_show(struct seq_file *m, void *v)
 		}
 		break;
 	case SI_TIMERS_MORE:
-		if (it->more)
+		if (it->more || it->more_at_least)
 			seq_printf(m, "... and %s%lu more pending timers (%s%lu in all)\n",
 				   at_least, it->more, at_least, it->listed + it->more);
 		break;
