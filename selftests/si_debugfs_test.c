@@ -232,13 +232,13 @@ SI_CHECKED(t_stats)
 }
 
 /*
- * 1,000,000 timers armed far ahead over the online CPUs; "timers",
- * "executors" and "stats" read whole from one CPU while a HARD hrtimer on
- * each CPU fires every ms and records how late it ran: on the reading CPU,
- * the longest stretch with interrupts off that the reads caused (the
- * whole listing of an executor's 250,000 timers under its lock held them
- * off for seconds). Timer i expires at mass_base + i (that identifies it
- * in a line) on the (i % ncpus)-th online CPU.
+ * Many timers armed far ahead; "timers" (and "executors", "stats") read
+ * whole from one CPU while a HARD hrtimer on each CPU fires every ms and
+ * records how late it ran: on the reading CPU, the longest stretch with
+ * interrupts off that the reads caused (the whole listing of an
+ * executor's 250,000 timers under its lock held them off for seconds).
+ * Timer i expires at mass_base + i, which identifies it in a line, on the
+ * (i % mass_ncpus)-th CPU of mass_cpus[].
  */
 #define MASS_N		1000000
 #define MASS_FLAGS	SI_TIMER_SOFTINTERRUPTIBLE
@@ -251,9 +251,15 @@ SI_CHECKED(t_stats)
 /* Read sizes: a big one, and one that makes seq_file stop and restart often. */
 #define READ_BIG	BUF_SIZE
 #define READ_SMALL	777
+/*
+ * One list longer than debugfs.c counts in a hold (SI_TIMERS_COUNT_HOLD,
+ * 10,000): all in one bucket of level 5, whose 32768 jiffies they share.
+ */
+#define LONG_N		20000
+#define LONG_LVL_GRAN	32768
 
 static struct si_timer *mass;
-static unsigned long mass_base;
+static unsigned long mass_base, mass_n;
 static unsigned int mass_cpus[NR_CPUS], mass_ncpus;
 
 struct lat_probe {
@@ -288,6 +294,53 @@ static void lat_start_here(void *unused)
 	hrtimer_start(&p->hr, ns_to_ktime(LAT_PERIOD_NS), HRTIMER_MODE_REL_PINNED_HARD);
 }
 
+/* From here to lat_end(), on @reader, its lateness measured. */
+static void lat_begin(unsigned int reader)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		hrtimer_setup(&per_cpu(lat_probe, cpu).hr, lat_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_HARD);
+	set_cpus_allowed_ptr(current, cpumask_of(reader));
+	WRITE_ONCE(lat_stop, false);
+	on_each_cpu(lat_start_here, NULL, 1);
+}
+
+/* The reading CPU's lateness bounded, beyond what the other CPUs saw. */
+static void lat_end(unsigned int reader)
+{
+	s64 late_reader = 0, late_other = 0;
+	unsigned long samples = 0;
+	unsigned int cpu;
+
+	WRITE_ONCE(lat_stop, true);
+	for_each_possible_cpu(cpu) {
+		struct lat_probe *p = &per_cpu(lat_probe, cpu);
+
+		hrtimer_cancel(&p->hr);
+		if (cpu == reader) {
+			late_reader = p->max_late;
+			samples = p->samples;
+		} else {
+			late_other = max(late_other, p->max_late);
+		}
+	}
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	si_diag("reading CPU %u: %lu ticks of 1 ms, the latest %lld us late (other CPUs: %lld us)",
+		reader, samples, late_reader / NSEC_PER_USEC, late_other / NSEC_PER_USEC);
+	/* the window: the reads ran with the reading CPU's tick sampling them */
+	SI_CHECK(samples >= 10, "the reading CPU's hrtimer ran %lu times during the reads",
+		 samples);
+	/*
+	 * A stall of the host (under single-threaded TCG: of every vCPU)
+	 * makes each CPU's hrtimer late alike.
+	 */
+	SI_CHECK(late_reader / NSEC_PER_USEC < LAT_MAX_US + late_other / NSEC_PER_USEC,
+		 "interrupts held off up to %lld us on the reading CPU, want < %lld us + the other CPUs' %lld us",
+		 late_reader / NSEC_PER_USEC, LAT_MAX_US, late_other / NSEC_PER_USEC);
+}
+
 static void si_dbg_mass_fn(struct si_timer *t)
 {
 }
@@ -298,10 +351,47 @@ static noinline void si_dbg_mass_arm(struct si_timer *t, unsigned int cpu)
 	barrier();
 }
 
+/* Set up and arm mass[0..n-1] (see above); false without memory. */
+static bool mass_arm(unsigned long n, unsigned long base)
+{
+	unsigned long i;
+	u64 t0;
+
+	mass = kvcalloc(n, sizeof(*mass), GFP_KERNEL);
+	if (!mass)
+		return false;
+	mass_n = n;
+	mass_base = base;
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		si_timer_setup(&mass[i], si_dbg_mass_fn, MASS_FLAGS);
+		mass[i].expires = base + i;
+		si_dbg_mass_arm(&mass[i], mass_cpus[i % mass_ncpus]);
+		if (!(i & 0xfff))
+			cond_resched();
+	}
+	si_diag("%lu timers armed on %u CPUs in %llu ms", n, mass_ncpus,
+		(ktime_get_ns() - t0) / NSEC_PER_MSEC);
+	return true;
+}
+
+static void mass_free(void)
+{
+	unsigned long i;
+
+	for (i = 0; mass && i < mass_n; i++) {
+		si_timer_delete(&mass[i]);
+		if (!(i & 0xfff))
+			cond_resched();
+	}
+	kvfree(mass);
+	mass = NULL;
+}
+
 /* What a whole read of "timers" said. */
 struct mass_read {
 	unsigned long	lines, ours, foreign, bad, dups, after_more;
-	unsigned long	more, total;
+	unsigned long	more, total, min_i;
 	bool		header, more_line, at_least;
 	unsigned long	*seen;		/* MASS_N bits: timers listed */
 	char		first[192], first_bad[192];
@@ -340,13 +430,14 @@ static void mass_line(struct mass_read *r, const char *line)
 		return;
 	}
 	i = (unsigned long)expires - mass_base;
-	if (i >= MASS_N || home != mass_cpus[i % mass_ncpus] || strcmp(state, "armed") ||
+	if (i >= mass_n || home != mass_cpus[i % mass_ncpus] || strcmp(state, "armed") ||
 	    flags != MASS_FLAGS || timeout <= 0 || !strstr(line, " si_dbg_mass_arm"))
 		goto bad;
 	if (!r->ours++)
 		strscpy(r->first, line, sizeof(r->first));
 	if (__test_and_set_bit(i, r->seen))
 		r->dups++;
+	r->min_i = min(r->min_i, i);
 	return;
 bad:
 	if (!r->bad++)
@@ -361,6 +452,8 @@ static int mass_read_timers(struct mass_read *r, size_t size)
 	loff_t pos = 0;
 	ssize_t n;
 
+	memset(r, 0, offsetof(struct mass_read, seen));
+	r->min_i = ULONG_MAX;
 	bitmap_zero(r->seen, MASS_N);
 	f = filp_open(DIR "timers", O_RDONLY, 0);
 	if (IS_ERR(f))
@@ -387,46 +480,42 @@ static int mass_read_timers(struct mass_read *r, size_t size)
 	return n < 0 ? n : 0;
 }
 
-/* Read @name whole, for the time it takes only. */
-static int read_only(const char *name)
-{
-	int ret = read_file(name);
-
-	return ret ?: strlen(buf) ? 0 : -ENODATA;
-}
-
+/*
+ * The first SI_TIMERS_MAX_LINES listed once each, as armed, then how
+ * many more: exactly, or (!@want_exact) at least one and no more than
+ * there are.
+ */
 static void mass_check(struct mass_read *r, size_t size, bool want_exact)
 {
-	unsigned long want_listed = SI_TIMERS_MAX_LINES;
+	unsigned long rest = mass_n - min_t(unsigned long, r->ours, mass_n);
 
 	si_diag("read by %zu bytes: %lu lines; first: %s", size, r->lines, r->first);
 	SI_CHECK(r->header, "no header line first");
 	SI_CHECK(!r->bad, "%lu lines not as listed, the first: %s", r->bad, r->first_bad);
 	SI_CHECK(!r->foreign, "%lu pending timers not ours listed", r->foreign);
-	SI_CHECK(r->ours == want_listed && !r->dups,
-		 "%lu of our timers listed (%lu twice), want the first %lu", r->ours, r->dups,
-		 want_listed);
+	SI_CHECK(r->ours == SI_TIMERS_MAX_LINES && !r->dups,
+		 "%lu of our timers listed (%lu twice), want the first %u", r->ours, r->dups,
+		 SI_TIMERS_MAX_LINES);
 	if (!SI_CHECK(r->more_line && !r->after_more,
 		      "no \"... and N more\" line last (%lu lines after it)", r->after_more))
 		return;
 	si_diag("... and %s%lu more pending timers (%s%lu in all)", r->at_least ? "at least " : "",
 		r->more, r->at_least ? "at least " : "", r->total);
 	if (want_exact)
-		SI_CHECK(!r->at_least && r->more == MASS_N - r->ours && r->total == MASS_N,
-			 "want exactly %lu more, %u in all", MASS_N - r->ours, MASS_N);
+		SI_CHECK(!r->at_least && r->more == rest && r->total == mass_n,
+			 "want exactly %lu more, %lu in all", rest, mass_n);
 	else
-		SI_CHECK(r->more <= MASS_N - r->ours && r->total == r->ours + r->more,
-			 "want at most %lu more", MASS_N - r->ours);
+		SI_CHECK(r->at_least && r->more >= 1 && r->more <= rest &&
+			 r->total == r->ours + r->more,
+			 "want at least 1 more, at most %lu", rest);
 }
 
 SI_CHECKED(t_timers_million_bounded)
 {
 	unsigned int cpu, reader = cpumask_last(cpu_online_mask);
-	struct mass_read *r = NULL;
-	s64 late_reader = 0, late_other = 0;
-	unsigned long samples = 0, i;
-	u64 t0, t_timers = 0, t_small = 0, t_other = 0;
-	bool want_exact;
+	struct mass_read *r;
+	u64 t0, t_big = 0, t_small = 0, t_other;
+	bool exact;
 	int ret;
 
 	mass_ncpus = 0;
@@ -435,103 +524,96 @@ SI_CHECKED(t_timers_million_bounded)
 	/*
 	 * Counted exactly when no list of an executor holds more than a hold
 	 * counts (SI_TIMERS_COUNT_HOLD, 10,000): timer i due in jiffy
-	 * mass_base + i, the coarsest bucket used (a 32768-jiffy one, at HZ
-	 * 250 or 1000) holds 32768 / ncpus timers per executor.
+	 * mass_base + i, 10 min on, the coarsest bucket used (of level 5,
+	 * 32768 jiffies, at HZ 250 or 1000) holds 32768 / ncpus per executor.
 	 */
-	want_exact = mass_ncpus >= 4;
-	mass = kvcalloc(MASS_N, sizeof(*mass), GFP_KERNEL);
+	exact = mass_ncpus >= 4;
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (r)
 		r->seen = bitmap_zalloc(MASS_N, GFP_KERNEL);
-	if (!SI_CHECK(mass && r && r->seen, "no memory for %u timers", MASS_N))
-		goto out_free;
-	for_each_possible_cpu(cpu)
-		hrtimer_setup(&per_cpu(lat_probe, cpu).hr, lat_fn, CLOCK_MONOTONIC,
-			      HRTIMER_MODE_REL_HARD);
+	if (!SI_CHECK(r && r->seen && mass_arm(MASS_N, jiffies + 600 * HZ),
+		      "no memory for %u timers", MASS_N))
+		goto out;
 
-	t0 = ktime_get_ns();
-	mass_base = jiffies + 600 * HZ;
-	for (i = 0; i < MASS_N; i++) {
-		si_timer_setup(&mass[i], si_dbg_mass_fn, MASS_FLAGS);
-		mass[i].expires = mass_base + i;
-		si_dbg_mass_arm(&mass[i], mass_cpus[i % mass_ncpus]);
-		if (!(i & 0xfff))
-			cond_resched();
-	}
-	si_diag("%u timers armed on %u CPUs in %llu ms", MASS_N, mass_ncpus,
-		(ktime_get_ns() - t0) / NSEC_PER_MSEC);
-
-	/* Read from one CPU, measured there: its interrupts are what a hold turns off. */
-	set_cpus_allowed_ptr(current, cpumask_of(reader));
-	WRITE_ONCE(lat_stop, false);
-	on_each_cpu(lat_start_here, NULL, 1);
+	lat_begin(reader);
 	t0 = ktime_get_ns();
 	ret = mass_read_timers(r, READ_BIG);
-	t_timers = ktime_get_ns() - t0;
+	t_big = ktime_get_ns() - t0;
 	if (SI_CHECK(!ret, "read timers: %d", ret))
-		mass_check(r, READ_BIG, want_exact);
+		mass_check(r, READ_BIG, exact);
+	/* again, in short reads, unless the first was no listing at all */
 	if (!ret && !r->bad && r->more_line) {
-		memset(r, 0, offsetof(struct mass_read, seen));
 		t0 = ktime_get_ns();
 		ret = mass_read_timers(r, READ_SMALL);
 		t_small = ktime_get_ns() - t0;
 		if (SI_CHECK(!ret, "read timers: %d", ret))
-			mass_check(r, READ_SMALL, want_exact);
+			mass_check(r, READ_SMALL, exact);
 	}
 	t0 = ktime_get_ns();
-	ret = read_only("executors");
-	SI_CHECK(!ret, "read executors: %d", ret);
-	ret = read_only("stats");
-	SI_CHECK(!ret, "read stats: %d", ret);
+	ret = read_file("executors");
+	SI_CHECK(!ret && strlen(buf), "read executors: %d", ret);
+	ret = read_file("stats");
+	SI_CHECK(!ret && strlen(buf), "read stats: %d", ret);
 	t_other = ktime_get_ns() - t0;
-	WRITE_ONCE(lat_stop, true);
-	for_each_possible_cpu(cpu) {
-		struct lat_probe *p = &per_cpu(lat_probe, cpu);
-
-		hrtimer_cancel(&p->hr);
-		if (cpu == reader) {
-			late_reader = p->max_late;
-			samples = p->samples;
-		} else {
-			late_other = max(late_other, p->max_late);
-		}
-	}
-	set_cpus_allowed_ptr(current, cpu_possible_mask);
-
+	lat_end(reader);
 	si_diag("read timers in %llu ms (by %u bytes: %llu ms), executors and stats in %llu ms",
-		t_timers / NSEC_PER_MSEC, READ_SMALL, t_small / NSEC_PER_MSEC,
+		t_big / NSEC_PER_MSEC, READ_SMALL, t_small / NSEC_PER_MSEC,
 		t_other / NSEC_PER_MSEC);
-	si_diag("reading CPU %u: %lu ticks of 1 ms, the latest %lld us late (other CPUs: %lld us)",
-		reader, samples, late_reader / NSEC_PER_USEC, late_other / NSEC_PER_USEC);
-	/* the window: the reads ran with the reading CPU's tick sampling them */
-	SI_CHECK(samples >= 10, "the reading CPU's hrtimer ran %lu times during the reads",
-		 samples);
-	/*
-	 * Beyond what the other CPUs saw: a stall of the host (single-threaded
-	 * TCG: of every vCPU) makes each CPU's hrtimer late alike.
-	 */
-	SI_CHECK(late_reader / NSEC_PER_USEC < LAT_MAX_US + late_other / NSEC_PER_USEC,
-		 "interrupts held off up to %lld us on the reading CPU, want < %lld us + the other CPUs' %lld us",
-		 late_reader / NSEC_PER_USEC, LAT_MAX_US, late_other / NSEC_PER_USEC);
-
-	t0 = ktime_get_ns();
-	for (i = 0; i < MASS_N; i++) {
-		si_timer_delete(&mass[i]);
-		if (!(i & 0xfff))
-			cond_resched();
-	}
-	si_diag("cancelled in %llu ms", (ktime_get_ns() - t0) / NSEC_PER_MSEC);
-out_free:
+out:
+	mass_free();
 	if (r)
 		bitmap_free(r->seen);
 	kfree(r);
-	kvfree(mass);
+}
+
+/*
+ * 20,000 timers in one list of one executor: the listing resumes in its
+ * middle 625 times (the last holds skip 9,984 timers listed already) and
+ * must list the newest 10,000 (the list is newest first) once each; the
+ * rest, too long to count in one hold, is said to be at least 1 more.
+ */
+SI_CHECKED(t_timers_long_list)
+{
+	unsigned int reader = cpumask_last(cpu_online_mask);
+	struct mass_read *r;
+	u64 t0, t_read;
+	int ret;
+
+	mass_ncpus = 1;
+	mass_cpus[0] = cpumask_first(cpu_online_mask);
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (r)
+		r->seen = bitmap_zalloc(MASS_N, GFP_KERNEL);
+	/* 20 min on, past level 5's start: every expiry in one of its buckets */
+	if (!SI_CHECK(r && r->seen &&
+		      mass_arm(LONG_N, round_up(jiffies + 300000, LONG_LVL_GRAN)),
+		      "no memory for %u timers", LONG_N))
+		goto out;
+
+	lat_begin(reader);
+	t0 = ktime_get_ns();
+	ret = mass_read_timers(r, READ_BIG);
+	t_read = ktime_get_ns() - t0;
+	lat_end(reader);
+	si_diag("read timers in %llu ms", t_read / NSEC_PER_MSEC);
+	if (SI_CHECK(!ret, "read timers: %d", ret)) {
+		mass_check(r, READ_BIG, false);
+		SI_CHECK(r->min_i == LONG_N - SI_TIMERS_MAX_LINES,
+			 "listed from timer %lu, want the newest %u (from %u)", r->min_i,
+			 SI_TIMERS_MAX_LINES, LONG_N - SI_TIMERS_MAX_LINES);
+	}
+out:
+	mass_free();
+	if (r)
+		bitmap_free(r->seen);
+	kfree(r);
 }
 
 static const struct si_test tests[] = {
 	SI_TEST(t_timers_lists_pending),
 	SI_TEST(t_stats),
 	SI_TEST(t_timers_million_bounded),
+	SI_TEST(t_timers_long_list),
 };
 
 static int __init debugfs_test_init(void)
