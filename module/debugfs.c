@@ -106,16 +106,17 @@ SI_DEBUGFS_FOPS(si_stats);
  * reading CPU (and on any CPU spinning on that lock meanwhile). Now a
  * seq_file iterator walks each executor's lists a few timers per hold of
  * its lock, copies their fields and prints them once the lock is dropped;
- * past SI_TIMERS_MAX_LINES lines the rest is only counted, a list per hold
- * (up to SI_TIMERS_COUNT_HOLD timers each). So no hold walks more than
- * about SI_TIMERS_MAX_LINES timers, whatever the number armed, and a read
- * prints at most that many lines. A walk that resumes in the middle of a
- * list skips what it listed already: no pointer into a list survives the
- * lock, as a timer may be cancelled and freed once it is dropped, and
- * nothing on the arming path is spent on keeping a cursor valid. So each
- * line is true of its timer when copied, and the file as a whole is not a
- * snapshot: a timer arming or cancelling meanwhile may be missed or listed
- * twice.
+ * past SI_TIMERS_MAX_LINES lines the rest is only counted, up to
+ * SI_TIMERS_COUNT_HOLD timers per hold, a longer list not to its end. A
+ * walk that resumes in the middle of a list skips what it listed of it
+ * already: no pointer into a list survives the lock, as a timer may be
+ * cancelled and freed once it is dropped, and nothing on the arming path
+ * is spent on keeping a cursor valid. So a hold looks at an executor's
+ * list heads and at most SI_TIMERS_MAX_LINES + SI_TIMERS_CHUNK or
+ * SI_TIMERS_COUNT_HOLD timers, whatever the number armed, and a read
+ * prints at most SI_TIMERS_MAX_LINES timers. Each line is true of its
+ * timer when copied; the file as a whole is not a snapshot: a timer armed
+ * or cancelled meanwhile may be missed or listed twice.
  */
 #define SI_TIMERS_CHUNK		16	/* timers copied per hold while listing */
 #define SI_TIMERS_COUNT_HOLD	10000	/* timers counted per hold at most */
@@ -173,7 +174,7 @@ struct si_timers_iter {
 };
 
 /* An si_hrtimer's expires and timeout are its HARD hrtimer's, in ns. */
-static void si_timer_copy(struct si_timer_copy *c, struct si_timer *timer, bool queued)
+static void si_timer_copy_fields(struct si_timer_copy *c, struct si_timer *timer, bool queued)
 {
 	c->expires = timer->expires;
 	c->timeout = (long)(timer->expires - jiffies);
@@ -226,7 +227,7 @@ static void si_timers_copy_chunk(struct si_timers_iter *it)
 				ended = false;
 				break;
 			}
-			si_timer_copy(&it->copy[it->n++], timer, queued);
+			si_timer_copy_fields(&it->copy[it->n++], timer, queued);
 			it->offset++;
 		}
 		if (ended) {
