@@ -609,11 +609,106 @@ out:
 	kfree(r);
 }
 
+/*
+ * executors counts each queue up to 1,000 under the lock. 1,050 timers
+ * queued at once on an executor make its queued_compat read ">1000" (the
+ * old count walked the whole queue): due behind a busy callback of their
+ * executor, 21 in each of 50 consecutive buckets of the wheel's level 1
+ * (8 jiffies each), so that each wake-up queues all that is due (up to
+ * 64: a wake-up up to two buckets late still does) and the next wake-up
+ * is set; queued, they wait for the busy callback to return.
+ */
+#define QUEUE_PER_BUCKET	21
+#define QUEUE_BUCKETS		50
+#define QUEUE_N			(QUEUE_PER_BUCKET * QUEUE_BUCKETS)
+#define QUEUE_SHOWN_MAX		1000	/* executor.c's SI_SHOW_QUEUED_MAX */
+
+static bool queue_release;
+static DECLARE_COMPLETION(queue_blocking);
+static atomic_t queue_ran;
+
+/* Busy until released, 5 s at most. */
+static void si_dbg_block_fn(struct si_timer *t)
+{
+	unsigned int ms;
+
+	complete(&queue_blocking);
+	for (ms = 0; ms < 5000 && !READ_ONCE(queue_release); ms++)
+		si_test_busy_us(1000);
+}
+
+static void si_dbg_queued_fn(struct si_timer *t)
+{
+	atomic_inc(&queue_ran);
+}
+
+SI_CHECKED(t_executors_queue_capped)
+{
+	unsigned int cpu = cpumask_first(cpu_online_mask), polls = 0, i;
+	unsigned long j0, base, last_due, max_seen = 0;
+	struct si_timer *q;
+	char col[16] = "";
+	bool reached = false;
+	int ret = 0;
+
+	q = kvcalloc(QUEUE_N, sizeof(*q), GFP_KERNEL);
+	if (!SI_CHECK(q, "no memory"))
+		return;
+	/* away from the blocked CPU */
+	set_cpus_allowed_ptr(current, cpumask_of(cpumask_last(cpu_online_mask)));
+	WRITE_ONCE(queue_release, false);
+	atomic_set(&queue_ran, 0);
+	reinit_completion(&queue_blocking);
+	si_timer_setup(&timer, si_dbg_block_fn, 0);
+	for (i = 0; i < QUEUE_N; i++)
+		si_timer_setup(&q[i], si_dbg_queued_fn, 0);
+	j0 = jiffies;
+	timer.expires = j0 + 1;
+	si_add_timer_on(&timer, cpu);
+	/* 80 to 480 jiffies on: level 1 (63 to 503), bucket by bucket */
+	base = round_up(j0 + 80, 8);
+	for (i = 0; i < QUEUE_N; i++) {
+		q[i].expires = base + 8 * (i / QUEUE_PER_BUCKET);
+		si_add_timer_on(&q[i], cpu);
+	}
+	last_due = base + 8 * QUEUE_BUCKETS;
+	if (SI_CHECK(wait_for_completion_timeout(&queue_blocking, 2 * HZ),
+		     "the blocking callback did not start")) {
+		while (!reached && time_before(jiffies, last_due + 40)) {
+			unsigned long v;
+
+			ret = read_file("executors");
+			if (ret)
+				break;
+			polls++;
+			stats_value(cpu, 2, col, sizeof(col));
+			reached = col[0] == '>';
+			if (!reached && !kstrtoul(col, 10, &v))
+				max_seen = max(max_seen, v);
+			usleep_range(4000, 5000);
+		}
+	}
+	WRITE_ONCE(queue_release, true);
+	SI_CHECK(!ret, "read executors: %d", ret);
+	si_diag("CPU %u queued_compat read %s at poll %u (the most before: %lu)", cpu, col, polls,
+		max_seen);
+	SI_CHECK(reached && !strcmp(col, ">" __stringify(QUEUE_SHOWN_MAX)),
+		 "window not reached: queued_compat never read >%u", QUEUE_SHOWN_MAX);
+	SI_CHECK(si_wait_until(atomic_read(&queue_ran) == QUEUE_N, 10000),
+		 "%d of %u queued callbacks ran", atomic_read(&queue_ran), QUEUE_N);
+	si_timer_delete_sync(&timer);
+	for (i = 0; i < QUEUE_N; i++)
+		si_timer_delete_sync(&q[i]);
+	kvfree(q);
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+}
+
 static const struct si_test tests[] = {
 	SI_TEST(t_timers_lists_pending),
 	SI_TEST(t_stats),
 	SI_TEST(t_timers_million_bounded),
 	SI_TEST(t_timers_long_list),
+	SI_TEST(t_executors_queue_capped),
 };
 
 static int __init debugfs_test_init(void)
