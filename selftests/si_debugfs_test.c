@@ -642,20 +642,21 @@ static void si_dbg_queued_fn(struct si_timer *t)
 	atomic_inc(&queue_ran);
 }
 
-SI_CHECKED(t_executors_queue_capped)
+/*
+ * One round: the blocking callback and the queued timers armed on @cpu,
+ * executors read every 5 ms until more than QUEUE_SHOWN_MAX are queued
+ * there (its column copied to @col), or until all were due long ago.
+ * Returns whether that many were; the most read before in @max_seen.
+ */
+static bool queue_round(unsigned int cpu, struct si_timer *q, char *col, size_t size,
+			unsigned long *max_seen, unsigned int *polls, int *ret)
 {
-	unsigned int cpu = cpumask_first(cpu_online_mask), polls = 0, i;
-	unsigned long j0, base, last_due, max_seen = 0;
-	struct si_timer *q;
-	char col[16] = "";
+	unsigned long j0, base, last_due;
 	bool reached = false;
-	int ret = 0;
+	unsigned int i;
 
-	q = kvcalloc(QUEUE_N, sizeof(*q), GFP_KERNEL);
-	if (!SI_CHECK(q, "no memory"))
-		return;
-	/* away from the blocked CPU */
-	set_cpus_allowed_ptr(current, cpumask_of(cpumask_last(cpu_online_mask)));
+	*max_seen = 0;
+	*polls = 0;
 	WRITE_ONCE(queue_release, false);
 	atomic_set(&queue_ran, 0);
 	reinit_completion(&queue_blocking);
@@ -677,30 +678,64 @@ SI_CHECKED(t_executors_queue_capped)
 		while (!reached && time_before(jiffies, last_due + 40)) {
 			unsigned long v;
 
-			ret = read_file("executors");
-			if (ret)
+			*ret = read_file("executors");
+			if (*ret)
 				break;
-			polls++;
-			stats_value(cpu, 2, col, sizeof(col));
-			reached = col[0] == '>';
-			if (!reached && !kstrtoul(col, 10, &v))
-				max_seen = max(max_seen, v);
+			(*polls)++;
+			stats_value(cpu, 2, col, size);
+			if (kstrtoul(col, 10, &v))
+				v = 0;
+			/* more queued than shown: capped, or (the old count) not */
+			reached = col[0] == '>' || v > QUEUE_SHOWN_MAX;
+			if (!reached)
+				*max_seen = max(*max_seen, v);
 			usleep_range(4000, 5000);
 		}
 	}
 	WRITE_ONCE(queue_release, true);
-	SI_CHECK(!ret, "read executors: %d", ret);
-	si_diag("CPU %u queued_compat read %s at poll %u (the most before: %lu)", cpu, col, polls,
-		max_seen);
-	SI_CHECK(reached && !strcmp(col, ">" __stringify(QUEUE_SHOWN_MAX)),
-		 "window not reached: queued_compat never read >%u", QUEUE_SHOWN_MAX);
 	SI_CHECK(si_wait_until(atomic_read(&queue_ran) == QUEUE_N, 10000),
 		 "%d of %u queued callbacks ran", atomic_read(&queue_ran), QUEUE_N);
 	si_timer_delete_sync(&timer);
 	for (i = 0; i < QUEUE_N; i++)
 		si_timer_delete_sync(&q[i]);
-	kvfree(q);
+	return reached;
+}
+
+/*
+ * The window needs every wake-up of the executor to come less than two
+ * buckets (64 ms) late, else one finds more than it queues at once and
+ * leaves the rest to the (busy) thread. Once (6.1) the queue stopped
+ * growing at 253 instead, which that does not explain (it would leave
+ * 316); hence up to QUEUE_ROUNDS rounds, each one reported.
+ */
+#define QUEUE_ROUNDS	3
+
+SI_CHECKED(t_executors_queue_capped)
+{
+	unsigned int cpu = cpumask_first(cpu_online_mask), polls, round;
+	unsigned long max_seen;
+	struct si_timer *q;
+	bool reached = false;
+	char col[16] = "";
+	int ret = 0;
+
+	q = kvcalloc(QUEUE_N, sizeof(*q), GFP_KERNEL);
+	if (!SI_CHECK(q, "no memory"))
+		return;
+	/* away from the blocked CPU */
+	set_cpus_allowed_ptr(current, cpumask_of(cpumask_last(cpu_online_mask)));
+	for (round = 1; round <= QUEUE_ROUNDS && !reached && !ret; round++) {
+		reached = queue_round(cpu, q, col, sizeof(col), &max_seen, &polls, &ret);
+		si_diag("round %u: CPU %u queued_compat read %s at poll %u (the most before: %lu)",
+			round, cpu, col, polls, max_seen);
+	}
 	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	kvfree(q);
+	SI_CHECK(!ret, "read executors: %d", ret);
+	si_diag("window reached in %u of %u rounds", reached, round - 1);
+	if (SI_CHECK(reached, "window not reached: queued_compat never over %u", QUEUE_SHOWN_MAX))
+		SI_CHECK(!strcmp(col, ">" __stringify(QUEUE_SHOWN_MAX)),
+			 "queued_compat read %s, want >%u", col, QUEUE_SHOWN_MAX);
 }
 
 static const struct si_test tests[] = {
