@@ -332,7 +332,8 @@ static void si_timers_stop(struct seq_file *m, void *v)
 static int si_timers_show(struct seq_file *m, void *v)
 {
 	struct si_timers_iter *it = v;
-	const char *at_least = it->more_at_least ? "at least " : "";
+	/* not "at_least": a macro of 7.x's compiler_types.h */
+	const char *bound = it->more_at_least ? "at least " : "";
 	unsigned int i;
 
 	switch (it->record) {
@@ -351,7 +352,7 @@ static int si_timers_show(struct seq_file *m, void *v)
 	case SI_TIMERS_MORE:
 		if (it->more || it->more_at_least)
 			seq_printf(m, "... and %s%lu more pending timers (%s%lu in all)\n",
-				   at_least, it->more, at_least, it->listed + it->more);
+				   bound, it->more, bound, it->listed + it->more);
 		break;
 	case SI_TIMERS_END:
 		break;

@@ -392,7 +392,7 @@ static void mass_free(void)
 struct mass_read {
 	unsigned long	lines, ours, foreign, bad, dups, after_more;
 	unsigned long	more, total, min_i;
-	bool		header, more_line, at_least;
+	bool		header, more_line, lower_bound;
 	unsigned long	*seen;		/* MASS_N bits: timers listed */
 	char		first[192], first_bad[192];
 };
@@ -416,7 +416,7 @@ static void mass_line(struct mass_read *r, const char *line)
 		r->more_line = true;
 		if (sscanf(line, "... and at least %lu more pending timers (at least %lu in all)",
 			   &r->more, &r->total) == 2)
-			r->at_least = true;
+			r->lower_bound = true;
 		else if (sscanf(line, "... and %lu more pending timers (%lu in all)",
 				&r->more, &r->total) != 2)
 			goto bad;
@@ -499,13 +499,14 @@ static void mass_check(struct mass_read *r, size_t size, bool want_exact)
 	if (!SI_CHECK(r->more_line && !r->after_more,
 		      "no \"... and N more\" line last (%lu lines after it)", r->after_more))
 		return;
-	si_diag("... and %s%lu more pending timers (%s%lu in all)", r->at_least ? "at least " : "",
-		r->more, r->at_least ? "at least " : "", r->total);
+	si_diag("... and %s%lu more pending timers (%s%lu in all)",
+		r->lower_bound ? "at least " : "", r->more, r->lower_bound ? "at least " : "",
+		r->total);
 	if (want_exact)
-		SI_CHECK(!r->at_least && r->more == rest && r->total == mass_n,
+		SI_CHECK(!r->lower_bound && r->more == rest && r->total == mass_n,
 			 "want exactly %lu more, %lu in all", rest, mass_n);
 	else
-		SI_CHECK(r->at_least && r->more >= 1 && r->more <= rest &&
+		SI_CHECK(r->lower_bound && r->more >= 1 && r->more <= rest &&
 			 r->total == r->ours + r->more,
 			 "want at least 1 more, at most %lu", rest);
 }
