@@ -866,20 +866,37 @@ static int si_executor_dead_cpu(unsigned int cpu)
 	return 0;
 }
 
+/*
+ * debugfs' executors line of @cpu. The queues are counted under the lock,
+ * irqs off: up to SI_SHOW_QUEUED_MAX timers each, so that the read stays
+ * short however many are queued (hotplug or a starved executor can queue
+ * any number); more is printed ">N".
+ */
+#define SI_SHOW_QUEUED_MAX	1000
+
+static void si_show_queued(struct seq_file *m, unsigned int a, unsigned int b)
+{
+	bool more = a > SI_SHOW_QUEUED_MAX || b > SI_SHOW_QUEUED_MAX;
+
+	seq_printf(m, more ? ">%u " : "%u ",
+		   min(a, SI_SHOW_QUEUED_MAX) + min(b, SI_SHOW_QUEUED_MAX));
+}
+
 void si_executor_show(struct seq_file *m, unsigned int cpu)
 {
 	struct si_executor *e = si_executor_of(cpu);
 	unsigned int queued[SI_NR_QUEUES] = { 0 };
 	unsigned long ran[SI_NR_QUEUES];
+	struct hlist_node *node;
 	const void *running;
-	struct si_timer *timer;
 	bool parked;
 	int q;
 
 	raw_spin_lock_irq(&e->lock);
 	for (q = 0; q < SI_NR_QUEUES; q++) {
-		si_fifo_for_each(timer, &e->queue[q])
-			queued[q]++;
+		hlist_for_each(node, &e->queue[q].head)
+			if (++queued[q] > SI_SHOW_QUEUED_MAX)
+				break;
 		ran[q] = e->ran[q];
 	}
 	running = READ_ONCE(e->running) ? e->running_cb : NULL;
@@ -887,9 +904,10 @@ void si_executor_show(struct seq_file *m, unsigned int cpu)
 	raw_spin_unlock_irq(&e->lock);
 
 	/* both soft-interruptible queues in one column: the format is kept */
-	seq_printf(m, "%u %d %u %u %lu %lu ", cpu, parked,
-		   queued[SI_Q_COMPAT], queued[SI_Q_SOFT] + queued[SI_Q_SOFT_HRMASKED],
-		   ran[SI_Q_COMPAT], ran[SI_Q_SOFT] + ran[SI_Q_SOFT_HRMASKED]);
+	seq_printf(m, "%u %d ", cpu, parked);
+	si_show_queued(m, queued[SI_Q_COMPAT], 0);
+	si_show_queued(m, queued[SI_Q_SOFT], queued[SI_Q_SOFT_HRMASKED]);
+	seq_printf(m, "%lu %lu ", ran[SI_Q_COMPAT], ran[SI_Q_SOFT] + ran[SI_Q_SOFT_HRMASKED]);
 	if (running)
 		seq_printf(m, "%ps\n", running);
 	else

@@ -260,6 +260,9 @@ static __always_inline void si_owner_del(struct si_timer *timer)
 	__hlist_del(&timer->owner_node);
 }
 
+/* debugfs.c: si_timer/timers lists this many timers, then counts the rest */
+#define SI_TIMERS_MAX_LINES	10000
+
 struct seq_file;
 void si_executor_show(struct seq_file *m, unsigned int cpu);
 void si_debugfs_init(void);
