@@ -777,32 +777,12 @@ int si_executors_set_prio(int prio)
  * does not see the lock free before the next chunk takes it again waits
  * for chunk after chunk. Taken again at once, the heir's wake-ups, which
  * spin on its lock in hard interrupt context, and a cancel on the dying
- * CPU's waited 70-250 ms under TCG; a delay loop pauses, which there lets
- * the other vCPUs run.
+ * CPU's waited 70-330 ms under TCG. The gap is a loop of cpu_relax(),
+ * which there lets the other vCPUs run; not ndelay(), which counts by the
+ * CPU's calibrated loops: under TCG short enough not to pause at all
+ * (6.1).
  */
 #define SI_HANDOVER_GAP_NS	1000
-
-/*
- * An online executor other than @e that runs, locked (nested in @e's
- * lock: only one CPU goes down at a time, so this cannot deadlock), or
- * NULL if none runs.
- */
-static struct si_executor *si_executor_heir(struct si_executor *e)
-{
-	unsigned int cpu;
-
-	for_each_online_cpu(cpu) {
-		struct si_executor *heir = si_executor_of(cpu);
-
-		if (heir == e)
-			continue;
-		raw_spin_lock_nested(&heir->lock, SINGLE_DEPTH_NESTING);
-		if (!heir->parked)
-			return heir;
-		raw_spin_unlock(&heir->lock);
-	}
-	return NULL;
-}
 
 /*
  * Move up to @budget timers of parked @e to @heir (both locked): its
@@ -814,8 +794,8 @@ static struct si_executor *si_executor_heir(struct si_executor *e)
  * left, not 0 only once @e has nothing left: each timer is taken from
  * the head of its list, so that @e's lists stay as a cancel leaves them.
  */
-static unsigned int si_executor_hand_over(struct si_executor *e, struct si_executor *heir,
-					  unsigned int budget, bool *queued)
+static unsigned int si_executor_move(struct si_executor *e, struct si_executor *heir,
+				     unsigned int budget, bool *queued)
 {
 	struct si_timer *timer;
 	int q;
@@ -834,6 +814,34 @@ static unsigned int si_executor_hand_over(struct si_executor *e, struct si_execu
 }
 
 /*
+ * A chunk of parked @e's timers (@e locked) to another online executor
+ * that runs (its lock nested in @e's: only one CPU goes down at a time, so
+ * this cannot deadlock): returns that executor, *@left set as
+ * si_executor_move() returns, or NULL if none runs.
+ */
+static struct si_executor *si_executor_hand_over(struct si_executor *e, unsigned int *left,
+						 bool *queued)
+{
+	unsigned int cpu;
+
+	for_each_online_cpu(cpu) {
+		struct si_executor *heir = si_executor_of(cpu);
+
+		if (heir == e)
+			continue;
+		raw_spin_lock_nested(&heir->lock, SINGLE_DEPTH_NESTING);
+		if (heir->parked) {
+			raw_spin_unlock(&heir->lock);
+			continue;
+		}
+		*left = si_executor_move(e, heir, SI_HANDOVER_CHUNK, queued);
+		raw_spin_unlock(&heir->lock);
+		return heir;
+	}
+	return NULL;
+}
+
+/*
  * Parked, and its timers handed to a live executor, woken for what was
  * queued: false if none runs. SI_HANDOVER_CHUNK timers per hold of both
  * locks, interrupts on and a chance to reschedule in between (task
@@ -849,6 +857,7 @@ static bool si_executor_retire(struct si_executor *e)
 	struct si_executor *heir;
 	unsigned int left = 0;
 	bool queued;
+	u64 gap;
 
 	raw_spin_lock_irq(&e->lock);
 	e->parked = true;
@@ -856,14 +865,10 @@ static bool si_executor_retire(struct si_executor *e)
 	for (;;) {
 		queued = false;
 		raw_spin_lock_irq(&e->lock);
-		heir = si_executor_heir(e);
-		if (heir) {
-			left = si_executor_hand_over(e, heir, SI_HANDOVER_CHUNK, &queued);
-			/* all moved: the due ones wake the heir as they arrive */
-			if (left)
-				WRITE_ONCE(e->overdue, false);
-			raw_spin_unlock(&heir->lock);
-		}
+		heir = si_executor_hand_over(e, &left, &queued);
+		/* all moved: the due ones wake the heir as they arrive */
+		if (heir && left)
+			WRITE_ONCE(e->overdue, false);
 		raw_spin_unlock_irq(&e->lock);
 		if (!heir)
 			return false;
@@ -872,7 +877,10 @@ static bool si_executor_retire(struct si_executor *e)
 		if (left)
 			return true;
 		cond_resched();
-		ndelay(SI_HANDOVER_GAP_NS);
+		gap = local_clock();
+		do
+			cpu_relax();
+		while (local_clock() - gap < SI_HANDOVER_GAP_NS);
 	}
 }
 
