@@ -761,17 +761,72 @@ int si_executors_set_prio(int prio)
 }
 
 /*
- * Move @e's wheels and queues to another online executor that runs; @e
- * locked. Returns that executor, or NULL if none runs.
+ * How many timers one hold of both locks moves when a CPU goes down. The
+ * kernel moves a dead CPU's timer_lists all at once, both bases locked
+ * with interrupts off on the control CPU, for as long as that takes
+ * (0.56-0.99 s for 1,000,000 under QEMU TCG); moving ours all at once cost
+ * as much on the dying CPU and on the heir, whose wake-ups wait for its
+ * lock in hard interrupt context. A chunk bounds both to the time of this
+ * many moves (each a few hlist operations, whatever the number armed).
  */
-static struct si_executor *si_executor_hand_over(struct si_executor *e)
+#define SI_HANDOVER_CHUNK	256
+
+/*
+ * Between two chunks both locks are let go for this long. Under a
+ * hypervisor without paravirt spinlocks (QEMU TCG: the test VMs) x86's
+ * spin locks are test-and-set (virt_spin_lock()), not fair: a waiter that
+ * does not see the lock free before the next chunk takes it again waits
+ * for chunk after chunk. Taken again at once, the heir's wake-ups, which
+ * spin on its lock in hard interrupt context, and a cancel on the dying
+ * CPU's waited 70-330 ms under TCG. The gap is a loop of cpu_relax(),
+ * which there lets the other vCPUs run; not ndelay(), which counts by the
+ * CPU's calibrated loops: under TCG short enough not to pause at all
+ * (6.1).
+ */
+#define SI_HANDOVER_GAP_NS	1000
+
+/*
+ * Move up to @budget timers of parked @e to @heir (both locked): its
+ * queues first (due, in order, to the end of the heir's: *@queued set if
+ * any), then its wheels, the due ones and the nearest levels first
+ * (expiry.c), then its si_hrtimers (hrtimer.c: the kernel fires those
+ * wherever they are homed; one that fires on @e before it moved is queued
+ * there, and the next chunk begins with the queues). Returns the budget
+ * left, not 0 only once @e has nothing left: each timer is taken from
+ * the head of its list, so that @e's lists stay as a cancel leaves them.
+ */
+static unsigned int si_executor_move(struct si_executor *e, struct si_executor *heir,
+				     unsigned int budget, bool *queued)
+{
+	struct si_timer *timer;
+	int q;
+
+	for (q = 0; q < SI_NR_QUEUES; q++) {
+		while (budget && (timer = si_fifo_first(&e->queue[q]))) {
+			si_fifo_del(&e->queue[q], timer);
+			si_fifo_add(&heir->queue[q], timer);
+			si_timer_rehome(timer, heir);
+			*queued = true;
+			budget--;
+		}
+	}
+	budget = si_timer_move_wheels(e, heir, budget);
+	return si_hrtimer_move(e, heir, budget);
+}
+
+/*
+ * A chunk of parked @e's timers (@e locked) to another online executor
+ * that runs (its lock nested in @e's: only one CPU goes down at a time, so
+ * this cannot deadlock): returns that executor, *@left set as
+ * si_executor_move() returns, or NULL if none runs.
+ */
+static struct si_executor *si_executor_hand_over(struct si_executor *e, unsigned int *left,
+						 bool *queued)
 {
 	unsigned int cpu;
-	int q;
 
 	for_each_online_cpu(cpu) {
 		struct si_executor *heir = si_executor_of(cpu);
-		struct si_timer *timer;
 
 		if (heir == e)
 			continue;
@@ -780,33 +835,54 @@ static struct si_executor *si_executor_hand_over(struct si_executor *e)
 			raw_spin_unlock(&heir->lock);
 			continue;
 		}
-		for (q = 0; q < SI_NR_QUEUES; q++) {
-			si_fifo_for_each(timer, &e->queue[q])
-				si_timer_rehome(timer, heir);
-			si_fifo_splice_tail(&e->queue[q], &heir->queue[q]);
-		}
-		si_timer_move_wheels(e, heir);
-		si_hrtimer_move(e, heir);
-		/* due ones among them wake the heir as they arrive */
-		WRITE_ONCE(e->overdue, false);
+		*left = si_executor_move(e, heir, SI_HANDOVER_CHUNK, queued);
 		raw_spin_unlock(&heir->lock);
 		return heir;
 	}
 	return NULL;
 }
 
-/* Parked, and its timers handed to a live executor, woken: false if none. */
+/*
+ * Parked, and its timers handed to a live executor, woken for what was
+ * queued: false if none runs. SI_HANDOVER_CHUNK timers per hold of both
+ * locks, interrupts on and a chance to reschedule in between (task
+ * context: the parking thread, or the CPU's teardown on the control CPU).
+ * Parked, @e takes no new timer (si_arm(), si_executor_lock_live()), but
+ * in between its timers are still found where their state says: cancels
+ * take @e's lock, and its wake-ups (the HARD hrtimer, the deferrable
+ * timer_list, an si_hrtimer's) may still queue what comes due, which the
+ * next chunk moves on. The heir is looked for again for each chunk.
+ */
 static bool si_executor_retire(struct si_executor *e)
 {
 	struct si_executor *heir;
+	unsigned int left = 0;
+	bool queued;
+	u64 gap;
 
 	raw_spin_lock_irq(&e->lock);
 	e->parked = true;
-	heir = si_executor_hand_over(e);
 	raw_spin_unlock_irq(&e->lock);
-	if (heir)
-		si_executor_kick(heir);
-	return heir;
+	for (;;) {
+		queued = false;
+		raw_spin_lock_irq(&e->lock);
+		heir = si_executor_hand_over(e, &left, &queued);
+		/* all moved: the due ones wake the heir as they arrive */
+		if (heir && left)
+			WRITE_ONCE(e->overdue, false);
+		raw_spin_unlock_irq(&e->lock);
+		if (!heir)
+			return false;
+		if (queued)
+			si_executor_kick(heir);
+		if (left)
+			return true;
+		cond_resched();
+		gap = local_clock();
+		do
+			cpu_relax();
+		while (local_clock() - gap < SI_HANDOVER_GAP_NS);
+	}
 }
 
 /*

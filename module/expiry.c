@@ -201,33 +201,54 @@ void si_timer_rehome(struct si_timer *timer, struct si_executor *to)
 	si_state_set(timer, (timer->state & ~SI_STATE_CPUMASK) | to->cpu);
 }
 
+/* An armed timer, off its list of @from's wheel, into @to's, its expiry unchanged. */
+static void si_timer_move_armed(struct si_timer *timer, struct si_executor *to)
+{
+	u32 state = timer->state & ~(SI_STATE_CPUMASK | SI_STATE_ARMED | SI_STATE_BUCKET);
+
+	si_owner_del(timer);
+	si_owner_add(to, timer);
+	si_wheel_hook(to, timer, state | to->cpu, timer->due - 1);
+}
+
 /*
- * A CPU goes down: the armed timers of @from move to the wheels of @to,
- * their expiries unchanged (both executors locked). As the kernel's
- * timers_dead_cpu(), this walks them all.
+ * A CPU goes down: up to @budget armed timers of @from move to the wheels
+ * of @to, their expiries unchanged (both executors locked); returns the
+ * budget left, which is not 0 only once @from's wheels are empty. The due
+ * ones first (the expired lists), then the buckets, the nearest levels
+ * first. Each is taken from the head of its list and the bucket's pending
+ * bit cleared as it empties, so that between two calls @from's wheels are
+ * as consistent as after a cancel: a cancel or a wake-up of @from in
+ * between finds what is left where its state says (a removal leaves
+ * w->next early, which costs at most a wake-up that finds nothing due).
+ * Finding the next list is a bitmap search, whatever the number of timers.
  */
-void si_timer_move_wheels(struct si_executor *from, struct si_executor *to)
+unsigned int si_timer_move_wheels(struct si_executor *from, struct si_executor *to,
+				  unsigned int budget)
 {
 	int k;
 
 	for (k = 0; k < SI_NR_WHEELS; k++) {
 		struct si_wheel *w = &from->wheel[k];
-		unsigned int i;
+		struct si_timer *timer;
+		unsigned int b;
 
-		for (i = 0; i < SI_WHEEL_LISTS; i++) {
-			struct si_timer *timer;
-			struct hlist_node *tmp;
-
-			hlist_for_each_entry_safe(timer, tmp, si_wheel_list(w, i), node) {
-				u32 state = timer->state;
-
-				__hlist_del(&timer->node);
-				si_owner_del(timer);
-				si_owner_add(to, timer);
-				state &= ~(SI_STATE_CPUMASK | SI_STATE_ARMED | SI_STATE_BUCKET);
-				si_wheel_hook(to, timer, state | to->cpu, timer->due - 1);
-			}
+		while (budget && (timer = si_wheel_expired_first(w))) {
+			__hlist_del(&timer->node);
+			si_timer_move_armed(timer, to);
+			budget--;
 		}
+		while (budget && (b = find_first_bit(w->pending, SI_WHEEL_BUCKETS)) <
+				 SI_WHEEL_BUCKETS) {
+			timer = hlist_entry(w->bucket[b].first, struct si_timer, node);
+			si_wheel_del(w, timer, b);
+			si_timer_move_armed(timer, to);
+			budget--;
+		}
+		if (!budget)
+			return 0;
+		/* empty: as new, so that a wake-up set for what left finds nothing */
 		si_wheel_init(w, jiffies);
 	}
+	return budget;
 }

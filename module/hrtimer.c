@@ -102,17 +102,25 @@ void si_hrtimer_unhook(struct si_executor *home, struct si_timer *timer)
 	si_hrtimer_hw_cancel(timer);
 }
 
-/* A CPU goes down: its HRARMED timers are homed on @to (both locked). */
-void si_hrtimer_move(struct si_executor *from, struct si_executor *to)
+/*
+ * A CPU goes down: up to @budget of its HRARMED timers are homed on @to
+ * (both locked); returns the budget left, not 0 only once none is left.
+ * Their HARD hrtimers stay where they are, until the kernel migrates them
+ * with the CPU's hrtimer base: one that fires before its timer moved
+ * queues it on @from, whose queues the hand-over moves too.
+ */
+unsigned int si_hrtimer_move(struct si_executor *from, struct si_executor *to,
+			     unsigned int budget)
 {
 	struct si_timer *timer;
-	struct hlist_node *tmp;
 
-	hlist_for_each_entry_safe(timer, tmp, &from->hr_armed, node) {
+	for (; budget && !hlist_empty(&from->hr_armed); budget--) {
+		timer = hlist_entry(from->hr_armed.first, struct si_timer, node);
 		__hlist_del(&timer->node);
 		hlist_add_head(&timer->node, &to->hr_armed);
 		si_timer_rehome(timer, to);
 	}
+	return budget;
 }
 
 /*

@@ -208,7 +208,8 @@ static __always_inline void si_wheel_hook(struct si_executor *home, struct si_ti
 /* expiry.c: a wake-up queues what is due; take.h: the executor takes the next to run. */
 bool si_timer_collect(struct si_executor *e, enum si_wheel_kind k, unsigned int budget);
 void si_timer_rehome(struct si_timer *timer, struct si_executor *to);
-void si_timer_move_wheels(struct si_executor *from, struct si_executor *to);
+unsigned int si_timer_move_wheels(struct si_executor *from, struct si_executor *to,
+				  unsigned int budget);
 /* timer.c: unload.c takes a pending timer off its home's lists for good. */
 void si_timer_evict(struct si_executor *home, struct si_timer *timer);
 /* timer.c, shared with hrtimer.c */
@@ -219,7 +220,8 @@ int si_timer_cancel_sync(struct si_timer *timer, bool shutdown);
 /* hrtimer.c */
 void si_hrtimer_unhook(struct si_executor *home, struct si_timer *timer);
 bool si_hrtimer_hw_cancel(struct si_timer *timer);
-void si_hrtimer_move(struct si_executor *from, struct si_executor *to);
+unsigned int si_hrtimer_move(struct si_executor *from, struct si_executor *to,
+			     unsigned int budget);
 
 /*
  * unload.c: a module that uses si_timer or a module that has an owner, and
