@@ -272,16 +272,6 @@ static bool offline_measured(u64 *ns)
 			ret);
 }
 
-static bool target_up(void)
-{
-	int ret;
-
-	if (cpu_online(target))
-		return true;
-	ret = add_cpu(target);
-	return SI_CHECK(!ret && cpu_online(target), "add_cpu(%d) returned %d", target, ret);
-}
-
 /* The worst latencies of each phase, compared at the end. */
 static u64 base_worst, si_heir_worst, si_dying_worst, si_worst, tl_control_worst, tl_worst;
 
@@ -306,7 +296,7 @@ SI_CHECKED(t_offline_with_nothing_armed)
 		base_worst = lat_worst_all();
 	}
 	lat_stop();
-	target_up();
+	si_test_cpu_up(target);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -646,7 +636,7 @@ out_trace:
 	tracepoint_synchronize_unregister();
 out_cancel:
 	bulk_cancel(b, due);
-	target_up();
+	si_test_cpu_up(target);
 out_free:
 	if (b)
 		kvfree(b->far);
@@ -701,7 +691,7 @@ SI_CHECKED(t_offline_with_as_many_timer_lists)
 	SI_CHECK(pending == nr_timers && was == nr_timers && !atomic_read(&tl_ran),
 		 "%u pending and %u cancelled of %u timer_lists, %d ran", pending, was,
 		 nr_timers, atomic_read(&tl_ran));
-	target_up();
+	si_test_cpu_up(target);
 	kvfree(tl);
 }
 
@@ -738,32 +728,22 @@ static const struct si_test tests[] = {
 	SI_TEST(t_latencies_compared),
 };
 
-static int skip_all(void)
-{
-	si_ktap_why = "needs a second online CPU and CONFIG_HOTPLUG_CPU";
-	return SI_SKIP;
-}
-
-static const struct si_test skipped[] = {
-	SI_TEST(skip_all),
-};
-
 static void si_bulk_main(void *unused)
 {
 	int state;
 
 	if (target < 0) {
-		si_ktap_run(skipped, ARRAY_SIZE(skipped));
+		si_test_run_hotplug(tests, ARRAY_SIZE(tests), target);
 		return;
 	}
 	state = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "si_bulk_test:dead", NULL,
 					  dead_cb);
 	if (state < 0) {
-		si_ktap_why = "no hotplug state";
-		si_ktap_run(skipped, ARRAY_SIZE(skipped));
+		pr_err("si_hotplug_bulk_test: no hotplug state of its own: %d\n", state);
+		si_test_run_hotplug(tests, ARRAY_SIZE(tests), -1);
 		return;
 	}
-	si_ktap_run(tests, ARRAY_SIZE(tests));
+	si_test_run_hotplug(tests, ARRAY_SIZE(tests), target);
 	cpuhp_remove_state_nocalls(state);
 }
 
@@ -779,11 +759,7 @@ static int __init si_bulk_init(void)
 	int cpu;
 
 	heir = cpumask_first(cpu_online_mask);
-	if (IS_ENABLED(CONFIG_HOTPLUG_CPU)) {
-		for_each_online_cpu(cpu)
-			if (cpu != heir)
-				target = cpu;
-	}
+	target = si_test_hotplug_target(heir);
 	canceller_cpu = heir;
 	for_each_online_cpu(cpu) {
 		if (cpu != heir && cpu != target) {

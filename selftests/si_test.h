@@ -30,6 +30,7 @@
 #ifndef _SI_TEST_H
 #define _SI_TEST_H
 
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/err.h>
@@ -185,6 +186,54 @@ static inline void si_test_begin(void)
 			cpu_relax();					\
 		__ok;							\
 	})
+
+/*
+ * CPU hotplug tests: the CPU they take down and bring back, the highest
+ * online one other than @home; -1 without CONFIG_HOTPLUG_CPU or a second
+ * CPU.
+ */
+static inline __maybe_unused int si_test_hotplug_target(int home)
+{
+	int cpu, target = -1;
+
+	if (IS_ENABLED(CONFIG_HOTPLUG_CPU)) {
+		for_each_online_cpu(cpu)
+			if (cpu != home)
+				target = cpu;
+	}
+	return target;
+}
+
+/* @cpu back online unless it is; a failed check if it cannot be. */
+static inline __maybe_unused bool si_test_cpu_up(int cpu)
+{
+	int ret;
+
+	if (cpu_online(cpu))
+		return true;
+	ret = add_cpu(cpu);
+	return SI_CHECK(!ret && cpu_online(cpu), "add_cpu(%d) returned %d", cpu, ret);
+}
+
+static inline int si_test_no_hotplug_target(void)
+{
+	si_ktap_why = "needs a second online CPU and CONFIG_HOTPLUG_CPU";
+	return SI_SKIP;
+}
+
+/* @tests, or one skipped case where no CPU can be taken down (@target < 0). */
+static inline __maybe_unused void si_test_run_hotplug(const struct si_test *tests,
+						      unsigned int n, int target)
+{
+	static const struct si_test skipped[] = {
+		SI_TEST(si_test_no_hotplug_target),
+	};
+
+	if (target < 0)
+		si_ktap_run(skipped, ARRAY_SIZE(skipped));
+	else
+		si_ktap_run(tests, n);
+}
 
 /* A softirq run by an executor thread (its local_bh_enable(), its irq exit). */
 static inline __maybe_unused bool si_test_softirq_on_executor(void)

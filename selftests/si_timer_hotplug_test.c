@@ -77,16 +77,6 @@ static bool target_down(void)
 	return SI_CHECK(!cpu_online(target), "CPU %d still online", target);
 }
 
-static bool target_up(void)
-{
-	int ret;
-
-	if (cpu_online(target))
-		return true;
-	ret = add_cpu(target);
-	return SI_CHECK(!ret && cpu_online(target), "add_cpu(%d) returned %d", target, ret);
-}
-
 struct arm_pinned {
 	struct hp_probe *p;
 	unsigned long delay;
@@ -141,7 +131,7 @@ SI_CHECKED(t_pending_timer_fires_after_offline)
 			target, jiffies_to_msecs(jiffies - armed));
 		si_timer_delete_sync(&a.timer);
 		si_timer_delete_sync(&b.timer);
-		if (!target_up())
+		if (!si_test_cpu_up(target))
 			return;
 	}
 	if (down && !SI_CHECK(!late, "CPU %d took %u ms to go offline, after every delay",
@@ -165,7 +155,7 @@ SI_CHECKED(t_pending_timer_fires_after_offline)
 	}
 	si_timer_delete_sync(&a.timer);
 	si_timer_delete_sync(&b.timer);
-	target_up();
+	si_test_cpu_up(target);
 }
 
 /* --- si_hrtimers: handed over with the wheels, their HARD hrtimers by the kernel --- */
@@ -244,7 +234,7 @@ SI_CHECKED(t_hrtimers_move_on_offline)
 		}
 		hp_hr_end(&one);
 		hp_hr_end(&tick);
-		if (!target_up())
+		if (!si_test_cpu_up(target))
 			return;
 	}
 	if (down) {
@@ -267,7 +257,7 @@ SI_CHECKED(t_hrtimers_move_on_offline)
 	}
 	hp_hr_end(&one);
 	hp_hr_end(&tick);
-	target_up();
+	si_test_cpu_up(target);
 }
 
 /* The executor kthread of @cpu, with a reference, found by a callback. */
@@ -406,7 +396,7 @@ SI_CHECKED(t_queued_callbacks_move_on_offline)
 	 */
 	SI_CHECK(cpu_online(target) || on_target < NQUEUED,
 		 "nothing was left to move at the offline");
-	target_up();
+	si_test_cpu_up(target);
 out_free:
 	kfree(p);
 out_put:
@@ -428,7 +418,7 @@ SI_CHECKED(t_rearming_timer_across_hotplug)
 			 "stopped after offline: %d runs", atomic_read(&p.runs) - n);
 		SI_CHECK(p.cpu != target, "ran on offline CPU %d", p.cpu);
 		si_diag("offline: re-arming timer now runs on CPU %d", p.cpu);
-		if (target_up()) {
+		if (si_test_cpu_up(target)) {
 			n = atomic_read(&p.runs);
 			SI_CHECK(si_wait_until(atomic_read(&p.runs) >= n + 5, 5000),
 				 "stopped after online: %d runs", atomic_read(&p.runs) - n);
@@ -438,7 +428,7 @@ SI_CHECKED(t_rearming_timer_across_hotplug)
 	n = atomic_read(&p.runs);
 	msleep(20);
 	SI_CHECK(atomic_read(&p.runs) == n, "ran after delete_sync");
-	target_up();
+	si_test_cpu_up(target);
 }
 
 SI_CHECKED(t_executor_back_after_online)
@@ -447,7 +437,7 @@ SI_CHECKED(t_executor_back_after_online)
 	int round;
 
 	for (round = 0; round < 2; round++) {
-		if (round == 1 && !(target_down() && target_up()))
+		if (round == 1 && !(target_down() && si_test_cpu_up(target)))
 			return;
 		hp_init(&p, 0);
 		p.timer.expires = jiffies + 1;
@@ -587,7 +577,7 @@ SI_CHECKED(t_arm_on_cpu_coming_online)
 			rt_prio = cpuhp->rt_priority;
 			set_policy(cpuhp, SCHED_FIFO, 1);
 		}
-		target_up();
+		si_test_cpu_up(target);
 		if (cpuhp) {
 			set_policy(cpuhp, policy, rt_prio);
 			put_task_struct(cpuhp);
@@ -620,7 +610,7 @@ out_free:
 	if (a->exec)
 		put_task_struct(a->exec);
 	kfree(a);
-	target_up();
+	si_test_cpu_up(target);
 }
 
 /*
@@ -696,7 +686,7 @@ SI_CHECKED(t_arm_on_cpu_at_prepare)
 		a->pending = false;
 		a->window = false;
 		WRITE_ONCE(prepare_arm, a);
-		target_up();
+		si_test_cpu_up(target);
 		WRITE_ONCE(prepare_arm, NULL);
 		if (!SI_CHECK(a->armed, "round %d: the PREPARE_DYN callback did not run", round))
 			continue;
@@ -724,7 +714,7 @@ SI_CHECKED(t_arm_on_cpu_at_prepare)
 out_free:
 	kfree(off);
 	kfree(a);
-	target_up();
+	si_test_cpu_up(target);
 }
 
 static const struct si_test tests[] = {
@@ -737,34 +727,15 @@ static const struct si_test tests[] = {
 	SI_TEST(t_arm_on_cpu_at_prepare),
 };
 
-static int skip_all(void)
-{
-	si_ktap_why = "needs a second online CPU and CONFIG_HOTPLUG_CPU";
-	return SI_SKIP;
-}
-
-static const struct si_test skipped[] = {
-	SI_TEST(skip_all),
-};
-
 static void si_hp_main(void *unused)
 {
-	if (target < 0)
-		si_ktap_run(skipped, ARRAY_SIZE(skipped));
-	else
-		si_ktap_run(tests, ARRAY_SIZE(tests));
+	si_test_run_hotplug(tests, ARRAY_SIZE(tests), target);
 }
 
 static int __init si_hotplug_test_init(void)
 {
-	int cpu;
-
 	home_cpu = cpumask_first(cpu_online_mask);
-	if (IS_ENABLED(CONFIG_HOTPLUG_CPU)) {
-		for_each_online_cpu(cpu)
-			if (cpu != home_cpu)
-				target = cpu;
-	}
+	target = si_test_hotplug_target(home_cpu);
 	return si_ktap_run_on_cpu(home_cpu, si_hp_main, NULL, false, 0);
 }
 
