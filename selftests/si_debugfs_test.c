@@ -240,7 +240,13 @@ SI_CHECKED(t_stats)
  * Timer i expires at mass_base + i, which identifies it in a line, on the
  * (i % mass_ncpus)-th CPU of mass_cpus[].
  */
+/* Debug kernels (KASAN, KCSAN, debugobjects, lockdep) arm a tenth: minutes there. */
+#if IS_ENABLED(CONFIG_KASAN) || IS_ENABLED(CONFIG_KCSAN) || \
+	IS_ENABLED(CONFIG_DEBUG_OBJECTS_TIMERS) || IS_ENABLED(CONFIG_LOCKDEP)
+#define MASS_N		100000
+#else
 #define MASS_N		1000000
+#endif
 #define MASS_FLAGS	SI_TIMER_SOFTINTERRUPTIBLE
 #define LAT_PERIOD_NS	NSEC_PER_MSEC
 /*
