@@ -6,13 +6,11 @@
  * address.
  *
  * Calling it through a pointer is only safe where the indirect call would
- * pass IBT: with CONFIG_X86_KERNEL_IBT objtool "seals" functions whose
- * address the kernel never takes by overwriting their ENDBR with a NOP,
- * and a CPU enforcing IBT raises #CP on an indirect call to them. QEMU TCG
- * does not enforce IBT, so a test run would not notice: we check for an
- * intact endbr64 before the first call. Where the check fails, functions
- * are resolved by registering a disabled kprobe on each name instead, and
- * data symbols stay unresolved.
+ * pass the kernel's checks of branch targets: never under kCFI; under x86's
+ * IBT and arm64's BTI only if the function begins with a landing pad, which
+ * the arch layer (vecmask_arch.h) looks for before the first call. Where
+ * the check fails, functions are resolved by registering a disabled kprobe
+ * on each name instead, and data symbols stay unresolved.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,8 +19,8 @@
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
 #include <linux/string.h>
-#include <linux/uaccess.h>
 #include "symbols.h"
+#include "vecmask_arch.h"
 
 enum {
 	SI_SYM_REQUIRED	= BIT(0),	/* refuse to load without it */
@@ -85,29 +83,13 @@ static unsigned long si_kprobe_lookup(const char *name)
 /* May the function at @func be called through a pointer? */
 static bool si_func_callable(unsigned long func, const char **why)
 {
-	u32 insn;
-
 	/* kCFI: CFI_CLANG until 6.17, CFI since (CFI_CLANG stays out of autoconf.h) */
-	if (IS_ENABLED(CONFIG_CFI_CLANG) || IS_ENABLED(CONFIG_CFI) ||
-	    IS_ENABLED(CONFIG_ARM64_BTI_KERNEL)) {
+	if (IS_ENABLED(CONFIG_CFI_CLANG) || IS_ENABLED(CONFIG_CFI)) {
 		*why = "no: kernel checks indirect call targets";
 		return false;
 	}
-	if (!IS_ENABLED(CONFIG_X86_KERNEL_IBT)) {
-		*why = "yes: no IBT";
-		return true;
-	}
-	if (copy_from_kernel_nofault(&insn, (void *)func, sizeof(insn))) {
-		*why = "no: unreadable";
-		return false;
-	}
-	/* f3 0f 1e fa; the kernel's is_endbr() also accepts the seal */
-	if (insn == 0xfa1e0ff3) {
-		*why = "yes: starts with endbr64";
-		return true;
-	}
-	*why = "no: IBT kernel, no endbr64 (sealed)";
-	return false;
+	/* IBT, BTI: the arch layer looks at the target's first instruction */
+	return si_arch_func_callable(func, why);
 }
 
 int si_symbols_init(void)

@@ -2,7 +2,8 @@
 /*
  * Arch-neutral front end of the softirq vector mask emulation: the
  * vecmask= parameter, the load-time self-check, masking and unmasking.
- * The arch back end (vecmask_x86.c) makes the timer vector handlers call
+ * The back end (vecmask_ftrace.c, with the arch layer vecmask_arch.h and
+ * vecmask_<arch>.c) makes the timer vector handlers call
  * si_vecmask_defer() first; everything else lives here.
  *
  * sysfs (/sys/module/si_timer/parameters/):
@@ -96,6 +97,16 @@ unsigned long si_vecmask_skips(unsigned int cpu, unsigned int vec)
 	return READ_ONCE(per_cpu(si_vecmask_cpu.skips[vec], cpu));
 }
 EXPORT_SYMBOL_GPL(si_vecmask_skips);
+
+const char *si_vecmask_backend(void)
+{
+#ifdef SI_VECMASK_BACKEND
+	return SI_VECMASK_BACKEND;
+#else
+	return NULL;
+#endif
+}
+EXPORT_SYMBOL_GPL(si_vecmask_backend);
 
 /* irq_stat is exported, raise_softirq_irqoff() is not. */
 static void si_vecmask_raise(unsigned long mask)
@@ -314,6 +325,8 @@ int si_vecmask_init(void)
 		si_vecmask_warn_interleave();
 		return 0;
 	}
+	if (si_vecmask_backend())
+		pr_info("vecmask: back end %s\n", si_vecmask_backend());
 	ret = si_vecmask_arch_init(si_vecmask_test_fail_hook, &why);
 	if (!ret) {
 		ret = si_vecmask_selfcheck(&why);

@@ -10,6 +10,7 @@
 #include <linux/interrupt.h>
 #include <linux/percpu.h>
 #include <linux/spinlock.h>
+#include "vecmask_arch.h"
 
 #define SI_TIMER_VECTORS	(BIT(TIMER_SOFTIRQ) | BIT(HRTIMER_SOFTIRQ))
 
@@ -39,6 +40,12 @@ void si_vecmask_enable(unsigned long mask);
 bool si_vecmask_waits_for_handler_only(void);
 /* Handler runs of @vec skipped on @cpu because it was masked there. */
 unsigned long si_vecmask_skips(unsigned int cpu, unsigned int vec);
+/*
+ * The back end this build of si_timer has ("x86-64, ftrace with regs",
+ * "arm64, ftrace with args", ...), NULL if none: with one, vecmask=auto
+ * is active unless a hook fails to register or the self-check fails.
+ */
+const char *si_vecmask_backend(void);
 
 /* Shared by the front end (vecmask.c) and the arch back end. */
 struct si_vecmask_cpu {
@@ -72,14 +79,14 @@ static __always_inline bool si_vecmask_defer(unsigned int vec)
 }
 
 /*
- * The arch back end hooks the handlers of SI_TIMER_VECTORS so that they
- * call si_vecmask_defer() first. @fail_hook (test only) names a hook to
- * treat as unresolvable; on failure *@why names what failed.
- * si_vecmask_arch_track(), after init, makes the hooked handlers keep
- * si_vecmask_cpu.in_handler set and handler_lock held while they run, if
- * it can (true).
+ * The back end (vecmask_ftrace.c, where vecmask_arch.h names one) hooks
+ * the handlers of SI_TIMER_VECTORS so that they call si_vecmask_defer()
+ * first. @fail_hook (test only) names a hook to treat as unresolvable; on
+ * failure *@why names what failed. si_vecmask_arch_track(), after init,
+ * makes the hooked handlers keep si_vecmask_cpu.in_handler set and
+ * handler_lock held while they run, if it can (true).
  */
-#ifdef CONFIG_X86_64
+#ifdef SI_VECMASK_BACKEND
 int si_vecmask_arch_init(const char *fail_hook, const char **why);
 void si_vecmask_arch_exit(void);
 bool si_vecmask_arch_track(void);
@@ -87,7 +94,7 @@ bool si_vecmask_arch_track(void);
 static inline int si_vecmask_arch_init(const char *fail_hook,
 				       const char **why)
 {
-	*why = "no back end for this architecture";
+	*why = "no back end for this architecture or ftrace flavour";
 	return -EOPNOTSUPP;
 }
 

@@ -11,7 +11,8 @@
  *   batches run at it, compatible ones at prio;
  * - vecmask, vecmask_test_fail_hook: the vector mask emulation is active
  *   with vecmask=on, never with vecmask=off, and with auto exactly when
- *   its hooks can work (x86-64 with ftrace, no hook failed on purpose);
+ *   it has a back end (si_vecmask_backend(): x86-64 or arm64 with an
+ *   ftrace that can redirect a function) and no hook failed on purpose;
  *   vecmask_active and si_vecmask_available() say so;
  * - soft-interruptible callbacks run with bottom halves enabled where the
  *   emulation is active, and in compatible mode (serving a softirq, bottom
@@ -148,7 +149,7 @@ SI_CHECKED(t_soft_prio)
 /* The emulation is active exactly when the parameters say it can be. */
 SI_CHECKED(t_vecmask_active_as_asked)
 {
-	bool can = IS_ENABLED(CONFIG_X86_64) && IS_ENABLED(CONFIG_KPROBES);
+	bool can = si_vecmask_backend();
 	bool active = pt_active[0] == 'Y';
 	bool want;
 
@@ -162,8 +163,8 @@ SI_CHECKED(t_vecmask_active_as_asked)
 		want = true;	/* else it must have refused to load */
 	else
 		want = can && !pt_fail_hook[0];
-	SI_CHECK(active == want, "vecmask=%s vecmask_test_fail_hook='%s': vecmask_active=%s",
-		 pt_mode, pt_fail_hook, pt_active);
+	SI_CHECK(active == want, "vecmask=%s vecmask_test_fail_hook='%s' back end %s: vecmask_active=%s",
+		 pt_mode, pt_fail_hook, si_vecmask_backend() ?: "none", pt_active);
 	SI_CHECK(si_vecmask_available() == active,
 		 "si_vecmask_available() %d, vecmask_active=%s",
 		 si_vecmask_available(), pt_active);

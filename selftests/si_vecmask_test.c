@@ -137,7 +137,7 @@ SI_CHECKED(t_sysfs_state)
 /* (c) si_vecmask_available() is what the vecmask= parameter asks for */
 SI_CHECKED(t_available_matches_mode)
 {
-	bool can = IS_ENABLED(CONFIG_X86_64) && IS_ENABLED(CONFIG_KPROBES);
+	const char *backend = si_vecmask_backend();
 	char mode[16], fail_hook[64];
 	bool avail;
 
@@ -145,16 +145,16 @@ SI_CHECKED(t_available_matches_mode)
 	    !si_test_read_param("vecmask_test_fail_hook", fail_hook, sizeof(fail_hook)))
 		return;
 	avail = si_vecmask_available();
-	si_diag("vecmask=%s vecmask_test_fail_hook='%s' available=%d",
-		mode, fail_hook, avail);
+	si_diag("vecmask=%s vecmask_test_fail_hook='%s' back end %s available=%d",
+		mode, fail_hook, backend ?: "none", avail);
 	if (!strcmp(mode, "off"))
 		SI_CHECK(!avail, "available with vecmask=off");
 	else if (!strcmp(mode, "on"))
 		SI_CHECK(avail, "unavailable with vecmask=on");
 	else
-		SI_CHECK(avail == (can && !fail_hook[0]),
-			 "vecmask=%s: available=%d, x86_64 with kprobes %d, fail_hook '%s'",
-			 mode, avail, can, fail_hook);
+		SI_CHECK(avail == (backend && !fail_hook[0]),
+			 "vecmask=%s: available=%d, back end %s, fail_hook '%s'",
+			 mode, avail, backend ?: "none", fail_hook);
 }
 
 /*
