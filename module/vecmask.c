@@ -35,6 +35,7 @@ static int si_vecmask_mode = SI_VECMASK_AUTO;
 static bool si_vecmask_active __read_mostly;
 static bool si_vecmask_tracks_handlers __read_mostly;
 static char si_vecmask_test_fail_hook[64];
+static char si_vecmask_test_vector_check[16];
 
 static int si_vecmask_mode_set(const char *val, const struct kernel_param *kp)
 {
@@ -77,6 +78,10 @@ MODULE_PARM_DESC(vecmask_active, "read-only: Y if soft-interruptible callbacks m
 module_param_string(vecmask_test_fail_hook, si_vecmask_test_fail_hook,
 		    sizeof(si_vecmask_test_fail_hook), 0444);
 MODULE_PARM_DESC(vecmask_test_fail_hook, "test only: act as if the hook on this function failed to register");
+
+module_param_string(vecmask_test_vector_check, si_vecmask_test_vector_check,
+		    sizeof(si_vecmask_test_vector_check), 0444);
+MODULE_PARM_DESC(vecmask_test_vector_check, "test only: dispatch (tell the hooks' vectors from a dispatch even where softirq_vec is readable) or swapped (that, expecting each hook on the other timer vector: the check must fail)");
 
 bool si_vecmask_available(void)
 {
@@ -327,7 +332,8 @@ int si_vecmask_init(void)
 	}
 	if (si_vecmask_backend())
 		pr_info("vecmask: back end %s\n", si_vecmask_backend());
-	ret = si_vecmask_arch_init(si_vecmask_test_fail_hook, &why);
+	ret = si_vecmask_arch_init(si_vecmask_test_fail_hook,
+				   si_vecmask_test_vector_check, &why);
 	if (!ret) {
 		ret = si_vecmask_selfcheck(&why);
 		if (!ret && !si_vecmask_track_handlers()) {

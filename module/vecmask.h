@@ -81,17 +81,21 @@ static __always_inline bool si_vecmask_defer(unsigned int vec)
 /*
  * The back end (vecmask_ftrace.c, where vecmask_arch.h names one) hooks
  * the handlers of SI_TIMER_VECTORS so that they call si_vecmask_defer()
- * first. @fail_hook (test only) names a hook to treat as unresolvable; on
- * failure *@why names what failed. si_vecmask_arch_track(), after init,
+ * first. @fail_hook (test only) names a hook to treat as unresolvable;
+ * @vector_check (test only, vecmask_test_vector_check) "dispatch" or
+ * "swapped" asks for the dispatch check of the hooks' vectors; on failure
+ * *@why names what failed. si_vecmask_arch_track(), after init,
  * makes the hooked handlers keep si_vecmask_cpu.in_handler set and
  * handler_lock held while they run, if it can (true).
  */
 #ifdef SI_VECMASK_BACKEND
-int si_vecmask_arch_init(const char *fail_hook, const char **why);
+int si_vecmask_arch_init(const char *fail_hook, const char *vector_check,
+			 const char **why);
 void si_vecmask_arch_exit(void);
 bool si_vecmask_arch_track(void);
 #else
 static inline int si_vecmask_arch_init(const char *fail_hook,
+				       const char *vector_check,
 				       const char **why)
 {
 	*why = "no back end for this architecture or ftrace flavour";

@@ -222,16 +222,18 @@ static int si_hook_check_vector(struct si_hook *h)
 	return -EINVAL;
 }
 
-static int si_hook_register(struct si_hook *h, const char *fail_hook)
+static int si_hook_register(struct si_hook *h, const char *fail_hook,
+			    bool by_dispatch)
 {
-	int ret, checked;
+	int ret, checked = 0;
 
 	if (fail_hook[0] && sysfs_streq(fail_hook, h->name)) {
 		pr_info("hook %s: failing as vecmask_test_fail_hook asks\n",
 			h->name);
 		return -ENOENT;
 	}
-	checked = si_hook_check_vector(h);
+	if (!by_dispatch)
+		checked = si_hook_check_vector(h);
 	if (checked < 0)
 		return checked;
 	ret = ftrace_set_filter(&h->ops, (unsigned char *)h->name, strlen(h->name), 1);
@@ -248,7 +250,9 @@ static int si_hook_register(struct si_hook *h, const char *fail_hook)
 	h->registered = true;
 	h->checked = checked;
 	pr_info("hook %s: ftrace_ops, %s\n", h->name,
-		checked ? "is softirq_vec's" : "softirq_vec unreadable, vector to be told from a dispatch");
+		checked ? "is softirq_vec's" :
+		by_dispatch ? "vector to be told from a dispatch (vecmask_test_vector_check)" :
+		"softirq_vec unreadable, vector to be told from a dispatch");
 	return 0;
 }
 
@@ -277,12 +281,14 @@ static bool si_hook_dispatched(unsigned long deadline)
  * from a dispatch of both timer vectors on this CPU (see si_hook_note()).
  * 0 if each such hook fired for its own vector only, or if that cannot be
  * told (said so); a negative error if one fired for another vector or never.
+ * @swapped (test only): expect each on the other timer vector.
  */
-static int si_hook_check_dispatch(const char **why)
+static int si_hook_check_dispatch(bool swapped, const char **why)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(2000);
 	struct tracepoint *tp = NULL;
 	unsigned long flags, seen;
+	unsigned int want;
 	struct si_hook *h;
 	int ret = 0;
 
@@ -315,10 +321,13 @@ static int si_hook_check_dispatch(const char **why)
 	for (h = si_hooks; h < si_hooks + ARRAY_SIZE(si_hooks); h++) {
 		if (!h->registered || h->checked)
 			continue;
+		want = h->vec;
+		if (swapped)
+			want = want == TIMER_SOFTIRQ ? HRTIMER_SOFTIRQ : TIMER_SOFTIRQ;
 		seen = READ_ONCE(si_hook_seen[h->vec]);
-		if (seen & ~(BIT(h->vec) | BIT(NR_SOFTIRQS))) {
+		if (seen & ~(BIT(want) | BIT(NR_SOFTIRQS))) {
 			pr_info("hook %s: fired while the softirq loop ran vectors %#lx, not only %u\n",
-				h->name, seen & ~BIT(NR_SOFTIRQS), h->vec);
+				h->name, seen & ~BIT(NR_SOFTIRQS), want);
 			*why = "vector check: a hooked function serves another vector";
 			return -EINVAL;
 		}
@@ -371,13 +380,16 @@ bool si_vecmask_arch_track(void)
 	return true;
 }
 
-int si_vecmask_arch_init(const char *fail_hook, const char **why)
+int si_vecmask_arch_init(const char *fail_hook, const char *vector_check,
+			 const char **why)
 {
+	bool swapped = sysfs_streq(vector_check, "swapped");
+	bool by_dispatch = swapped || sysfs_streq(vector_check, "dispatch");
 	struct si_hook *h;
 	int ret;
 
 	for (h = si_hooks; h < si_hooks + ARRAY_SIZE(si_hooks); h++) {
-		ret = si_hook_register(h, fail_hook);
+		ret = si_hook_register(h, fail_hook, by_dispatch);
 		if (ret && h->required) {
 			si_vecmask_arch_exit();
 			*why = h->name;
@@ -387,7 +399,7 @@ int si_vecmask_arch_init(const char *fail_hook, const char **why)
 	for (h = si_hooks; h < si_hooks + ARRAY_SIZE(si_hooks); h++) {
 		if (!h->registered || h->checked)
 			continue;
-		ret = si_hook_check_dispatch(why);
+		ret = si_hook_check_dispatch(swapped, why);
 		if (ret)
 			si_vecmask_arch_exit();
 		return ret;

@@ -522,6 +522,21 @@ t_vecmask_auto_falls_back() {
 		{ [ -z "$(new_hooks)" ] || { why="hooks left by the fallback: $(new_hooks)"; false; }; }' \
 		$PARAM_TESTS
 }
+# Which vector each hook serves, told from a dispatch through the
+# softirq_entry tracepoint (what happens where softirq_vec cannot be read,
+# as on Debian's arm64 6.1-rt), asked for even where it can.
+t_vecmask_vector_check_dispatch() {
+	param_run vecmask_test_vector_check=dispatch 'want_param vecmask_active Y &&
+		want_dmesg "hook run_timer_softirq: fired for softirq vector 1 only" &&
+		want_dmesg "hook hrtimer_run_softirq: fired for softirq vector 8 only"' \
+		si_timer_params_test
+}
+# ... and that check fails when it expects the hooks on each other's vector.
+t_vecmask_vector_check_can_fail() {
+	param_run vecmask_test_vector_check=swapped 'want_param vecmask_active N &&
+		want_dmesg "vector check: a hooked function serves another vector: -EINVAL), soft-interruptible callbacks fall back to compatible mode" &&
+		{ [ -z "$(new_hooks)" ] || { why="hooks left by the fallback: $(new_hooks)"; false; }; }'
+}
 t_vecmask_on_refused_without_hooks() {
 	param_refused "vecmask=on vecmask_test_fail_hook=run_timer_softirq" "No such device" \
 		"vecmask=on: softirq vector mask emulation unavailable (run_timer_softirq: -ENOENT), refusing to load"
@@ -558,6 +573,7 @@ check_mode() {
 	local preempt=
 	grep -q ' preempt=' /proc/cmdline && preempt=preempt_model
 	local t tests='' params="vecmask_off vecmask_on vecmask_auto_falls_back \
+		vecmask_vector_check_dispatch vecmask_vector_check_can_fail \
 		vecmask_on_refused_without_hooks vecmask_unknown_refused prio_0 \
 		prio_out_of_range_refused soft_prio_out_of_range_refused"
 	# si_only_modules: a boot for one test module's sake (NAME-lockdep-CASE)

@@ -163,7 +163,8 @@ SI_CHECKED(t_vecmask_active_as_asked)
 		want = true;	/* else it must have refused to load */
 	else
 		want = can && !pt_fail_hook[0];
-	SI_CHECK(active == want, "vecmask=%s vecmask_test_fail_hook='%s' back end %s: vecmask_active=%s",
+	SI_CHECK(active == want,
+		 "vecmask=%s vecmask_test_fail_hook='%s' back end %s: vecmask_active=%s",
 		 pt_mode, pt_fail_hook, si_vecmask_backend() ?: "none", pt_active);
 	SI_CHECK(si_vecmask_available() == active,
 		 "si_vecmask_available() %d, vecmask_active=%s",
