@@ -118,6 +118,14 @@ struct module_use {
 #endif
 
 /*
+ * 6.1 names the architecture's ftrace_regs ip setter (defined where it has
+ * DYNAMIC_FTRACE_WITH_ARGS: x86-64 since 5.11) by its older name.
+ */
+#ifndef SI_HAVE_FTRACE_REGS_SET_IP
+#define ftrace_regs_set_instruction_pointer(fregs, ip)	ftrace_instruction_pointer_set(fregs, ip)
+#endif
+
+/*
  * 6.11 added lockdep_set_notrack_class(). Before it the closest is the
  * novalidate class, whose wait-context checks a lockdep kernel may still
  * apply; Debian's 6.1 kernels have no lockdep at all.

@@ -153,15 +153,19 @@ static void si_learn_jiffies_offset(void)
  * Set @e's wake-up for its wheel @k's next jiffy. @e locked (raw, irqs
  * off), which both the hrtimer and the timer_list allow under them.
  *
- * The HARD hrtimer is set for the edge of that jiffy, just after the tick
- * that makes it: so soon that the interrupt that runs the tick runs it
- * too (hrtimer_interrupt() goes on with what came due meanwhile), one
- * interrupt per jiffy as for the kernel's wheel, not two (B9). Should
- * jiffies come late (another CPU's tick updates it), the wake-up finds
- * nothing due and is set again SI_WAKE_RETRY_NS later (1/32 of a tick
- * once the edge is that far behind); should the edge
- * not be where it is expected, no later than a tick after the earliest
- * the jiffy can begin. Deferrable timers
+ * The HARD hrtimer is set for the edge of that jiffy: the expiry of the
+ * tick that makes it (tick_sched_timer, an hrtimer at every jiffy edge
+ * under high resolution and NOHZ, on the TICK_NSEC grid), so that on a
+ * CPU whose tick runs both expire in the same pass of the same
+ * hrtimer_interrupt(), one interrupt per jiffy as for the kernel's wheel,
+ * not two (B9); on an idle CPU it is the interrupt that restarts the
+ * tick, as a timer_list's would be. Should jiffies not have been
+ * updated yet when it runs (the tick behind it in that pass, or another
+ * CPU's tick updates jiffies), it goes once behind the timers due with
+ * it (si_executor_wake_fn()), then, still early, it is set again
+ * SI_WAKE_RETRY_NS later (1/32 of a tick once the edge is that far
+ * behind); should the edge not be where it is expected, no later than a
+ * tick after the earliest the jiffy can begin. Deferrable timers
  * are woken by a deferrable timer_list, as they would expire on the
  * kernel's wheel: one pinned to @e's CPU, so that it waits for that CPU,
  * not the arming one, to be busy, as after add_timer_on(). mod_timer()
@@ -174,7 +178,6 @@ static void si_learn_jiffies_offset(void)
  * is not exported); one in flight reads the latest next. Should the IPI
  * fail (@e's CPU going down), this CPU starts it.
  */
-#define SI_WAKE_AFTER_EDGE_NS	NSEC_PER_USEC
 #define SI_WAKE_RETRY_NS	(20 * NSEC_PER_USEC)
 
 static void si_executor_start_wake(struct si_executor *e)
@@ -187,7 +190,7 @@ static void si_executor_start_wake(struct si_executor *e)
 		t = ktime_get();
 	} while (now != READ_ONCE(jiffies));
 	edge = (u64)(at - si_jiffies_offset) * TICK_NSEC;
-	when = edge + SI_WAKE_AFTER_EDGE_NS;
+	when = edge;
 	latest = t + (u64)max_t(long, (long)(at - now), 0) * TICK_NSEC + TICK_NSEC;
 	if (when <= t && !time_after(at, now))
 		when = t;
@@ -238,7 +241,8 @@ static void si_executor_start_wake_fn(void *info)
 
 	raw_spin_lock_irqsave(&e->lock, flags);
 	WRITE_ONCE(e->start_pending, false);
-	if (e->wheel[SI_WHEEL_NORMAL].wake_set)
+	/* stale: the thread sets it (wheel.h) */
+	if (e->wheel[SI_WHEEL_NORMAL].wake_set && !e->wheel[SI_WHEEL_NORMAL].stale)
 		si_executor_start_wake(e);
 	raw_spin_unlock_irqrestore(&e->lock, flags);
 }
@@ -254,12 +258,14 @@ static void si_executor_start_wake_fn(void *info)
 
 static void si_executor_expire(struct si_executor *e, enum si_wheel_kind k)
 {
+	bool idle, more, kick, lazy;
 	unsigned long flags;
-	bool idle, more, kick;
 
 	raw_spin_lock_irqsave(&e->lock, flags);
 	idle = si_executor_idle(e);
-	more = si_timer_collect(e, k, SI_EXPIRE_IRQ);
+	/* the thread's to find the next due jiffy if it is idle: woken below */
+	lazy = k == SI_WHEEL_NORMAL && idle && !e->overdue && !READ_ONCE(e->running);
+	more = si_timer_collect(e, k, SI_EXPIRE_IRQ, lazy);
 	if (more)
 		WRITE_ONCE(e->overdue, true);
 	kick = more || (idle && !si_executor_idle(e));
@@ -268,9 +274,26 @@ static void si_executor_expire(struct si_executor *e, enum si_wheel_kind k)
 		si_executor_kick(e);
 }
 
+/*
+ * Due at a jiffy edge, with the tick (si_executor_start_wake()). If
+ * jiffies is not there yet, the tick that updates it may be behind us in
+ * this pass of hrtimer_interrupt(), due at the same time: once, go behind
+ * it (re-enqueued with the same expiry, this pass runs us again after
+ * it) rather than in an interrupt of our own. Unlocked looks: a wake-up
+ * set meanwhile for another jiffy costs at most that pass.
+ */
 static enum hrtimer_restart si_executor_wake_fn(struct hrtimer *wake)
 {
-	si_executor_expire(container_of(wake, struct si_executor, wake), SI_WHEEL_NORMAL);
+	struct si_executor *e = container_of(wake, struct si_executor, wake);
+	unsigned long at = READ_ONCE(e->wheel[SI_WHEEL_NORMAL].next);
+
+	if (!e->wake_requeued && time_before(READ_ONCE(jiffies), at) &&
+	    ktime_to_ns(hrtimer_get_expires(wake)) == (s64)(at - si_jiffies_offset) * TICK_NSEC) {
+		e->wake_requeued = true;
+		return HRTIMER_RESTART;
+	}
+	e->wake_requeued = false;
+	si_executor_expire(e, SI_WHEEL_NORMAL);
 	return HRTIMER_NORESTART;
 }
 
@@ -541,14 +564,28 @@ static void si_let_waiters_in(struct si_executor *e)
 }
 
 /*
+ * On PREEMPT_RT a soft hrtimer that runs in the middle of a soft batch runs
+ * in another task (ktimers, ksoftirqd) that the executor may preempt again
+ * before it is done: the next callback must not start then (si_run_batch()).
+ * Only tracked handlers can be seen in progress; untracked, RT masks
+ * HRTIMER too, as it does for SI_TIMER_MASK_HRTIMER.
+ */
+static bool si_soft_hrtimers_may_interrupt(void)
+{
+	return !IS_ENABLED(CONFIG_PREEMPT_RT) || si_vecmask_waits_for_handler_only();
+}
+
+/*
  * The timer vectors a soft-interruptible batch of @q masks: TIMER, as the
  * seed's call_timer_fn() does, so that callbacks of timer_list and
  * si_timer never interleave on a CPU and soft hrtimers run meanwhile;
- * HRTIMER too for callbacks that asked (SI_TIMER_MASK_HRTIMER).
+ * HRTIMER too for callbacks that asked (SI_TIMER_MASK_HRTIMER), and where
+ * a soft hrtimer in progress could not be told (above).
  */
 static unsigned long si_soft_mask(enum si_queue q)
 {
-	return q == SI_Q_SOFT ? BIT(TIMER_SOFTIRQ) : SI_TIMER_VECTORS;
+	return q == SI_Q_SOFT && si_soft_hrtimers_may_interrupt() ?
+	       BIT(TIMER_SOFTIRQ) : SI_TIMER_VECTORS;
 }
 
 static int si_executor_set_prio(struct task_struct *task, unsigned int cpu, int prio);
@@ -620,11 +657,24 @@ static bool si_run_batch(struct si_executor *e, enum si_queue q)
 
 	spin_lock(&e->cb_lock);
 	raw_spin_lock_irq(&e->lock);
+	/* the wake-up left the next due jiffy to us: before any callback */
+	if (unlikely(e->wheel[SI_WHEEL_NORMAL].stale))
+		si_timer_unstale(e);
 	WRITE_ONCE(e->running_soft, soft);	/* read by timer.c's cycle check */
 	now = si_now();
 	/* clamped so that the deadline cannot wrap: the clocks start near 0 */
 	deadline = now + min(budget, U64_MAX / 2);
-	while ((timer = si_timer_take_next(e, q))) {
+	/*
+	 * Before each callback: a soft hrtimer that began while we were
+	 * blocked or preempted (HRTIMER is not masked here), and that we
+	 * preempted, must not have a callback start in the middle of it. The
+	 * batch ends; the next one's masking waits for it, without cb_lock,
+	 * which its callbacks may want. Then @timer is the last one run, or
+	 * NULL: "none left", and the smpboot loop finds the queue not empty.
+	 */
+	timer = NULL;
+	while (!(masked && si_vecmask_handler_in_progress()) &&
+	       (timer = si_timer_take_next(e, q))) {
 		si_timer_func_t fn = timer->function;
 		struct lockdep_map map;
 		u64 took;
@@ -786,6 +836,15 @@ int si_executors_set_prio(int prio)
 #define SI_HANDOVER_GAP_NS	1000
 
 /*
+ * A hand-over longer than this sleeps a moment before its next chunk:
+ * cond_resched() lets a task of higher priority in, but not the
+ * SCHED_FIFO 1 threads of this CPU at the executor's own priority (rcuc,
+ * ktimers). A hand-over of 1,000,000 timers that took 37 s on a loaded
+ * TCG host (1-3 s as a rule) starved rcuc into an RCU stall warning.
+ */
+#define SI_HANDOVER_SLEEP_EVERY_NS	(100 * NSEC_PER_MSEC)
+
+/*
  * Move up to @budget timers of parked @e to @heir (both locked): its
  * queues first (due, in order, to the end of the heir's: *@queued set if
  * any), then its wheels, the due ones and the nearest levels first
@@ -858,11 +917,12 @@ static bool si_executor_retire(struct si_executor *e)
 	struct si_executor *heir;
 	unsigned int left = 0;
 	bool queued;
-	u64 gap;
+	u64 gap, slept;
 
 	raw_spin_lock_irq(&e->lock);
 	e->parked = true;
 	raw_spin_unlock_irq(&e->lock);
+	slept = local_clock();
 	for (;;) {
 		queued = false;
 		raw_spin_lock_irq(&e->lock);
@@ -879,6 +939,11 @@ static bool si_executor_retire(struct si_executor *e)
 			return true;
 		cond_resched();
 		gap = local_clock();
+		if (gap - slept > SI_HANDOVER_SLEEP_EVERY_NS) {
+			usleep_range(10, 50);
+			slept = local_clock();
+			continue;
+		}
 		do
 			cpu_relax();
 		while (local_clock() - gap < SI_HANDOVER_GAP_NS);
@@ -1048,6 +1113,7 @@ int si_executors_init(int prio)
 		e->cpu = cpu;
 		e->parked = false;
 		e->start_pending = false;
+		e->wake_requeued = false;
 	}
 	ret = smpboot_register_percpu_thread(&si_executor_threads);
 	if (ret)

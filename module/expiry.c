@@ -11,7 +11,9 @@
  * (QUEUED: si_timer_pending() and cancelling see it as they see an armed
  * timer). Its work with interrupts off is bounded whatever the number of
  * timers armed: collecting a bucket moves a list head, finding the next
- * due bucket is a bitmap search per level. A wake-up that leaves expired
+ * due bucket is a bitmap search per level, which the normal wheel's
+ * wake-up leaves to the thread when it wakes it from idle (the wheel
+ * stale meanwhile: wheel.h, si_timer_unstale()). A wake-up that leaves expired
  * timers sets e->overdue, and the thread takes those straight from the
  * expired lists as it runs them, with no stop on a queue: for thousands due
  * in one jiffy, that insertion and deletion cost as much as the rest of an
@@ -82,23 +84,20 @@ static void si_wheel_recalc(struct si_wheel *w)
 		clk = (clk >> SI_WHEEL_CLK_SHIFT) + !!below;
 	}
 	w->wake_set = found;
+	w->stale = false;
 	if (found)
 		w->next = next;
 }
 
 /*
- * If a bucket of @w is due at @now: collect the buckets of its jiffy, the
- * earliest one due, onto @w's expired lists, which must be empty, and
- * return true. O(levels), whatever the number of timers.
+ * Collect the buckets of jiffy @w->next, due, onto @w's expired lists,
+ * which must be empty; @w->clk after it.
  */
-bool si_wheel_collect(struct si_wheel *w, unsigned long now)
+static void si_wheel_take_due(struct si_wheel *w)
 {
-	unsigned long clk;
+	unsigned long clk = w->next;
 	unsigned int lvl;
 
-	if (!w->wake_set || time_before(now, w->next))
-		return false;
-	clk = w->next;
 	w->clk = clk;
 	for (lvl = 0; lvl < SI_WHEEL_LEVELS; lvl++) {
 		unsigned int b = lvl * SI_WHEEL_LVL_SIZE + (clk & SI_WHEEL_LVL_MASK);
@@ -113,7 +112,44 @@ bool si_wheel_collect(struct si_wheel *w, unsigned long now)
 		clk >>= SI_WHEEL_CLK_SHIFT;
 	}
 	w->clk++;
+}
+
+/*
+ * If a bucket of @w is due at @now: collect the buckets of its jiffy, the
+ * earliest one due, onto @w's expired lists, which must be empty, and
+ * return true. O(levels), whatever the number of timers.
+ */
+bool si_wheel_collect(struct si_wheel *w, unsigned long now)
+{
+	if (unlikely(w->stale))
+		si_wheel_recalc(w);
+	if (!w->wake_set || time_before(now, w->next))
+		return false;
+	si_wheel_take_due(w);
 	si_wheel_recalc(w);
+	return true;
+}
+
+/*
+ * The hard interrupt's collect (the normal wheel's wake-up): as
+ * si_wheel_collect(), but if it collected timers, finding the next due
+ * jiffy, a bitmap search over every level, and setting the wake-up for it
+ * are left to the thread, which runs anyway to run them: @w is then stale
+ * and true returned. With interrupts off, only the due buckets are moved,
+ * as the tick only raises the TIMER softirq for the kernel's wheel (B9).
+ */
+bool si_wheel_collect_due(struct si_wheel *w, unsigned long now)
+{
+	if (w->stale || !w->wake_set || time_before(now, w->next))
+		return false;
+	si_wheel_take_due(w);
+	if (!w->expired_levels) {
+		/* nothing there (cancelled): no thread to wake for it */
+		si_wheel_recalc(w);
+		return false;
+	}
+	w->next = w->clk;
+	w->stale = true;
 	return true;
 }
 
@@ -126,10 +162,16 @@ static __always_inline void si_queue_due(struct si_executor *e, struct si_timer 
  * A wake-up of @e's wheel @k: queue its due timers, at most @budget of
  * them, so that the section with interrupts off stays short (a HARD
  * hrtimer calls this, on PREEMPT_RT too), and set the wake-up for the
- * rest. @e locked. Returns true if due timers are left: the executor
- * takes them itself (si_timer_take_next()).
+ * rest. @lazy (the normal wheel's wake-up, its thread idle, about to be
+ * woken): finding the next due jiffy is left to the thread, the wheel
+ * stale meanwhile, which the thread makes good before its first callback
+ * (si_timer_unstale()): what comes due behind a long callback is queued
+ * on time by the wake-ups as before. @e locked. Returns true if due timers are left, or
+ * the wheel was left stale: the executor takes them itself
+ * (si_timer_take_next()) and then sets the wake-up (si_take_next_slow()).
  */
-bool si_timer_collect(struct si_executor *e, enum si_wheel_kind k, unsigned int budget)
+bool si_timer_collect(struct si_executor *e, enum si_wheel_kind k, unsigned int budget,
+		      bool lazy)
 {
 	struct si_wheel *w = &e->wheel[k];
 	unsigned long now = jiffies;
@@ -140,6 +182,13 @@ bool si_timer_collect(struct si_executor *e, enum si_wheel_kind k, unsigned int 
 			if (!budget--)
 				return true;
 			si_queue_due(e, timer);
+		}
+		if (lazy && si_wheel_collect_due(w, now)) {
+			while (budget && (timer = si_wheel_expired_first(w))) {
+				si_queue_due(e, timer);
+				budget--;
+			}
+			return true;
 		}
 	} while (si_wheel_collect(w, now));
 	if (w->wake_set)
@@ -159,7 +208,8 @@ bool si_timer_collect(struct si_executor *e, enum si_wheel_kind k, unsigned int 
  * due timer of queue @q taken straight from @e's wheels, collecting due
  * buckets as it goes, or NULL. Due timers of the other queue met on the
  * way are queued there (a few, then NULL). Once nothing is due, the
- * wake-ups are set for what is left and e->overdue cleared. @e locked.
+ * wake-ups are set for what is left (a stale wheel's next due jiffy found
+ * first, by si_wheel_collect()) and e->overdue cleared. @e locked.
  */
 noinline struct si_timer *si_take_next_slow(struct si_executor *e, enum si_queue q)
 {
@@ -191,6 +241,20 @@ noinline struct si_timer *si_take_next_slow(struct si_executor *e, enum si_queue
 			si_executor_set_wake(e, k);
 	WRITE_ONCE(e->overdue, false);
 	return NULL;
+}
+
+/*
+ * The thread, before it runs callbacks: a stale normal wheel's next due
+ * jiffy found and its wake-up set (wheel.h), so that what comes due
+ * behind a long callback is queued on time. @e locked.
+ */
+void si_timer_unstale(struct si_executor *e)
+{
+	struct si_wheel *w = &e->wheel[SI_WHEEL_NORMAL];
+
+	si_wheel_recalc(w);
+	if (w->wake_set)
+		si_executor_set_wake(e, SI_WHEEL_NORMAL);
 }
 
 /* A queued timer moves to @to with its queue (both executors locked). */

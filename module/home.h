@@ -98,9 +98,9 @@ static __always_inline int si_disarm(struct si_executor *home, struct si_timer *
  * then owned by the executor it goes to. Returns that executor, locked,
  * its home now; *@state is the state to arm it with (not pending).
  */
-static inline struct si_executor *si_move_for_arming(struct si_executor *home,
-						     struct si_timer *timer, unsigned int cpu,
-						     u32 *state)
+static __always_inline struct si_executor *si_move_for_arming(struct si_executor *home,
+							      struct si_timer *timer,
+							      unsigned int cpu, u32 *state)
 {
 	u32 s = timer->state;
 	struct si_executor *to;
@@ -110,7 +110,13 @@ static inline struct si_executor *si_move_for_arming(struct si_executor *home,
 	s = si_unhook(home, timer, s);
 	si_state_set(timer, s | SI_STATE_MIGRATING);
 	raw_spin_unlock(&home->lock);
-	to = si_executor_lock_live(cpu);
+	/* the executor of @cpu, unless it is parked (si_executor_lock_live()) */
+	to = si_executor_of(cpu);
+	raw_spin_lock(&to->lock);
+	if (unlikely(to->parked)) {
+		raw_spin_unlock(&to->lock);
+		to = si_executor_lock_live(cpu);
+	}
 	*state = (s & ~SI_STATE_CPUMASK) | to->cpu;
 	si_owner_add(to, timer);
 	return to;

@@ -94,6 +94,7 @@ struct si_executor {
 	struct hrtimer		wake;
 	call_single_data_t	start_wake;	/* another CPU has us start @wake */
 	bool			start_pending;	/* start_wake sent, not handled yet */
+	bool			wake_requeued;	/* @wake went behind the tick (executor.c) */
 	struct timer_list	deferrable_wake;
 	bool			overdue;	/* due timers left in the wheels for the thread */
 	bool			parked;
@@ -206,7 +207,9 @@ static __always_inline void si_wheel_hook(struct si_executor *home, struct si_ti
 }
 
 /* expiry.c: a wake-up queues what is due; take.h: the executor takes the next to run. */
-bool si_timer_collect(struct si_executor *e, enum si_wheel_kind k, unsigned int budget);
+bool si_timer_collect(struct si_executor *e, enum si_wheel_kind k, unsigned int budget,
+		      bool lazy);
+void si_timer_unstale(struct si_executor *e);
 void si_timer_rehome(struct si_timer *timer, struct si_executor *to);
 unsigned int si_timer_move_wheels(struct si_executor *from, struct si_executor *to,
 				  unsigned int budget);

@@ -105,9 +105,11 @@ static __always_inline void si_hook(struct si_executor *home, struct si_timer *t
  * Arming a timer whose home is not the executor it must wait on (invariant
  * 3). @home locked; returns the executor locked now, the timer's home.
  */
-static noinline struct si_executor *si_arm_moving(struct si_executor *home,
-						  struct si_timer *timer, unsigned int cpu,
-						  unsigned long expires, unsigned long ip)
+static __always_inline struct si_executor *__si_arm_moving(struct si_executor *home,
+							   struct si_timer *timer,
+							   unsigned int cpu,
+							   unsigned long expires,
+							   unsigned long ip)
 {
 	struct si_executor *to;
 	u32 state;
@@ -115,6 +117,14 @@ static noinline struct si_executor *si_arm_moving(struct si_executor *home,
 	to = si_move_for_arming(home, timer, cpu, &state);
 	si_hook(to, timer, state, expires, ip);
 	return to;
+}
+
+/* Out of line for si_mod_timer() and co, where a change of home is rare. */
+static noinline struct si_executor *si_arm_moving(struct si_executor *home,
+						  struct si_timer *timer, unsigned int cpu,
+						  unsigned long expires, unsigned long ip)
+{
+	return __si_arm_moving(home, timer, cpu, expires, ip);
 }
 
 /*
@@ -144,10 +154,12 @@ static __always_inline bool si_rearm_in_place(struct si_executor *home, struct s
 /*
  * Arm @timer at @expires on the executor of @cpu, for the caller at @ip,
  * superseding whatever expiry it had. @*home locked, and on return the
- * timer's home, locked. Returns 1 if the timer was pending.
+ * timer's home, locked. Returns 1 if the timer was pending. @move_inline:
+ * a change of home inline (si_add_timer_on(), whose usual case it is).
  */
 static __always_inline int si_arm(struct si_executor **home, struct si_timer *timer,
-				  unsigned int cpu, unsigned long expires, unsigned long ip)
+				  unsigned int cpu, unsigned long expires, unsigned long ip,
+				  bool move_inline)
 {
 	struct si_executor *e = *home;
 	u32 state = timer->state;
@@ -155,14 +167,21 @@ static __always_inline int si_arm(struct si_executor **home, struct si_timer *ti
 	if (state & SI_STATE_SHUTDOWN)
 		return 0;
 	if (likely((e->cpu == cpu && !e->parked) || READ_ONCE(e->running) == timer)) {
+		if (!(state & SI_STATE_PENDING)) {
+			/* idle: nothing to undo (an idle state names no bucket) */
+			si_owner_add(e, timer);
+			si_hook(e, timer, state, expires, ip);
+			return 0;
+		}
 		if ((state & SI_STATE_ARMED) && si_rearm_in_place(e, timer, state, expires, ip))
 			return 1;
-		if (!(state & SI_STATE_PENDING))
-			si_owner_add(e, timer);
 		si_hook(e, timer, si_unhook(e, timer, state), expires, ip);
-	} else {
-		*home = si_arm_moving(e, timer, cpu, expires, ip);
+		return 1;
 	}
+	if (move_inline)
+		*home = __si_arm_moving(e, timer, cpu, expires, ip);
+	else
+		*home = si_arm_moving(e, timer, cpu, expires, ip);
 	return !!(state & SI_STATE_PENDING);
 }
 
@@ -268,7 +287,7 @@ int si_mod_timer(struct si_timer *timer, unsigned long expires)
 	if ((READ_ONCE(timer->state) & SI_STATE_ARMED) && READ_ONCE(timer->expires) == expires)
 		return 1;
 	home = si_lock_home(timer, &flags);
-	ret = si_arm(&home, timer, raw_smp_processor_id(), expires, _RET_IP_);
+	ret = si_arm(&home, timer, raw_smp_processor_id(), expires, _RET_IP_, false);
 	si_unlock_home(home, flags);
 	return ret;
 }
@@ -291,7 +310,7 @@ int si_mod_timer_pending(struct si_timer *timer, unsigned long expires)
 		return -EINVAL;
 	home = si_lock_home(timer, &flags);
 	if (timer->state & SI_STATE_PENDING)
-		ret = si_arm(&home, timer, raw_smp_processor_id(), expires, _RET_IP_);
+		ret = si_arm(&home, timer, raw_smp_processor_id(), expires, _RET_IP_, false);
 	si_unlock_home(home, flags);
 	return ret;
 }
@@ -318,9 +337,9 @@ int si_timer_reduce(struct si_timer *timer, unsigned long expires)
 	home = si_lock_home(timer, &flags);
 	if (timer->state & SI_STATE_ARMED) {
 		if (time_before(si_timer_due(expires), timer->due))
-			si_arm(&home, timer, raw_smp_processor_id(), expires, _RET_IP_);
+			si_arm(&home, timer, raw_smp_processor_id(), expires, _RET_IP_, false);
 	} else if (!(timer->state & SI_STATE_QUEUED)) {
-		ret = si_arm(&home, timer, raw_smp_processor_id(), expires, _RET_IP_);
+		ret = si_arm(&home, timer, raw_smp_processor_id(), expires, _RET_IP_, false);
 	}
 	si_unlock_home(home, flags);
 	return ret;
@@ -331,7 +350,7 @@ EXPORT_SYMBOL_GPL(si_timer_reduce);
  * si_add_timer() and si_add_timer_on(): arm an inactive timer on @cpu, or
  * locally if < 0, for the caller at @ip.
  */
-static bool si_add(struct si_timer *timer, int cpu, unsigned long ip)
+static __always_inline bool si_add(struct si_timer *timer, int cpu, unsigned long ip)
 {
 	struct si_executor *home;
 	unsigned long flags;
@@ -341,7 +360,7 @@ static bool si_add(struct si_timer *timer, int cpu, unsigned long ip)
 	state = timer->state;
 	if (!(state & (SI_STATE_PENDING | SI_STATE_SHUTDOWN)))
 		si_arm(&home, timer, cpu < 0 ? raw_smp_processor_id() : cpu,
-		       timer->expires, ip);
+		       timer->expires, ip, cpu >= 0);
 	si_unlock_home(home, flags);
 	return !(state & SI_STATE_PENDING);
 }

@@ -64,6 +64,18 @@ struct si_vecmask_cpu {
 DECLARE_PER_CPU(struct si_vecmask_cpu, si_vecmask_cpu);
 
 /*
+ * A tracked timer vector handler of this CPU is in progress, in a task
+ * that does not have the CPU now (PREEMPT_RT: ktimers or ksoftirqd
+ * preempted or blocked in it); the caller is pinned to the CPU. Always
+ * false elsewhere, where handlers never stop half way, and where they are
+ * not tracked.
+ */
+static __always_inline bool si_vecmask_handler_in_progress(void)
+{
+	return IS_ENABLED(CONFIG_PREEMPT_RT) && this_cpu_read(si_vecmask_cpu.in_handler);
+}
+
+/*
  * Called at the entry of @vec's handler, in softirq context on this CPU
  * with preemption disabled: true if the handler must not run now, in which
  * case the vector has been recorded for si_vecmask_enable() to raise again.

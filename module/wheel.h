@@ -83,13 +83,20 @@ enum si_wheel_kind {
  * for, while @wake_set (any bucket pending). A removal leaves @next as it
  * was, early: that costs at most one wake-up that finds nothing due,
  * which makes it exact again (timer.c recomputes it eagerly instead).
- * @expired: the buckets collected at clk - 1, one list per level;
- * @expired_levels: which of them may be non-empty.
+ * @stale: the hard interrupt collected a due jiffy and left finding the
+ * next one to the thread, idle then and woken by it (expiry.c:
+ * si_timer_collect()), as the tick leaves the kernel's wheel to the
+ * TIMER softirq (expiry.c): @next is @clk, a lower bound, no wake-up is
+ * set, and the executor's overdue flag is, until the thread
+ * recalculates @next and sets the wake-up. @expired: the buckets
+ * collected at clk - 1, one list per level; @expired_levels: which of
+ * them may be non-empty.
  */
 struct si_wheel {
 	unsigned long		clk;
 	unsigned long		next;
 	bool			wake_set;
+	bool			stale;
 	unsigned int		expired_levels;
 	DECLARE_BITMAP(pending, SI_WHEEL_BUCKETS);
 	struct hlist_head	expired[SI_WHEEL_LEVELS];
@@ -125,21 +132,35 @@ static __always_inline unsigned int si_wheel_bucket_of(const struct si_wheel *w,
 						       unsigned long *bucket_due)
 {
 	unsigned long delta = expires - w->clk;
-	unsigned int lvl;
 
+	/*
+	 * A chain of constant compares, as timer.c's calc_wheel_index(): a
+	 * loop over the levels cost every arm a dozen instructions more (B3).
+	 */
+	if (delta < SI_WHEEL_LVL_START(1))
+		return si_wheel_index(expires, 0, bucket_due);
+	if (delta < SI_WHEEL_LVL_START(2))
+		return si_wheel_index(expires, 1, bucket_due);
+	if (delta < SI_WHEEL_LVL_START(3))
+		return si_wheel_index(expires, 2, bucket_due);
+	if (delta < SI_WHEEL_LVL_START(4))
+		return si_wheel_index(expires, 3, bucket_due);
+	if (delta < SI_WHEEL_LVL_START(5))
+		return si_wheel_index(expires, 4, bucket_due);
+	if (delta < SI_WHEEL_LVL_START(6))
+		return si_wheel_index(expires, 5, bucket_due);
+	if (delta < SI_WHEEL_LVL_START(7))
+		return si_wheel_index(expires, 6, bucket_due);
+	if (SI_WHEEL_LEVELS > 8 && delta < SI_WHEEL_LVL_START(8))
+		return si_wheel_index(expires, 7, bucket_due);
 	if ((long)delta < 0) {
 		/* due already: the next bucket collected */
 		*bucket_due = w->clk;
 		return w->clk & SI_WHEEL_LVL_MASK;
 	}
-	if (delta < SI_WHEEL_LVL_START(1))
-		return si_wheel_index(expires, 0, bucket_due);
 	if (delta >= SI_WHEEL_CUTOFF)
-		return si_wheel_index(w->clk + SI_WHEEL_MAX_DELTA, SI_WHEEL_LEVELS - 1,
-				      bucket_due);
-	for (lvl = 2; delta >= SI_WHEEL_LVL_START(lvl); lvl++)
-		;
-	return si_wheel_index(expires, lvl - 1, bucket_due);
+		expires = w->clk + SI_WHEEL_MAX_DELTA;
+	return si_wheel_index(expires, SI_WHEEL_LEVELS - 1, bucket_due);
 }
 
 /*
@@ -212,6 +233,7 @@ static inline struct hlist_head *si_wheel_list(struct si_wheel *w, unsigned int 
 /* expiry.c */
 void si_wheel_init(struct si_wheel *w, unsigned long now);
 bool si_wheel_collect(struct si_wheel *w, unsigned long now);
+bool si_wheel_collect_due(struct si_wheel *w, unsigned long now);
 bool si_wheel_empty(const struct si_wheel *w);
 
 #endif /* _SI_WHEEL_H */
