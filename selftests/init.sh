@@ -258,8 +258,12 @@ many_report_ok() {
 	[ "$sum" = "$n $n 0 0" ] || { why="summary '$sum' for $n armed timers leaked"; return 1; }
 }
 # si_unload_many (loaded by run_test_module, leaking): unload safety
-# cancels a million leaked timers within twice the time the module takes
-# to cancel them itself (tidy=1), reports them in 11 lines, and misses none
+# cancels a million leaked timers in the time of the same order as the
+# module takes to cancel them itself (tidy=1: at most 10 times it; less as
+# a rule, but each is timed on its own under TCG, whose wall clock follows
+# the host's load: 3.6x seen once on a loaded host, where a per-timer
+# IPI, sleep or grace period would be 30x and more), reports them in 11
+# lines, and misses none
 # while CPUs go offline and online during the unload (the count of the
 # summary: one missed is not reported).
 unload_many() {
@@ -277,8 +281,8 @@ unload_many() {
 	! dmesg | grep -q "si_timer: module $t unloaded with" ||
 		{ why="reports for the timers $t tidy=1 cancelled itself"; return 1; }
 	diag "$t: unload with $n timers armed: leaked ${leak}0 ms, cancelled by the module ${tidy}0 ms"
-	[ "$leak" -le $((2 * tidy)) ] ||
-		{ why="unload with $n leaked took ${leak}0 ms, more than twice the ${tidy}0 ms of the module cancelling them"; return 1; }
+	[ "$leak" -le $((10 * tidy)) ] ||
+		{ why="unload with $n leaked took ${leak}0 ms, more than 10 times the ${tidy}0 ms of the module cancelling them"; return 1; }
 	load_doc "$t" || return 1
 	dmesg -c > /dev/null
 	rm -f /tmp/hotplug.log
@@ -640,7 +644,7 @@ bench_load() {
 	shift 2
 	dmesg -c > /dev/null
 	if [ "$si" != none ]; then
-		# shellcheck disable=SC2086
+		# shellcheck disable=SC2086,SC2046 # words of parameters
 		insmod "$SI" $si $(params_of si_timer) ||
 			{ echo "SI_BENCH_ERROR insmod si_timer $si failed"; return 1; }
 	fi

@@ -13,8 +13,10 @@
  *   series' call_timer_fn(); with SI_TIMER_MASK_HRTIMER the SOFT hrtimer
  *   waits for it too;
  * - conversely an si_timer callback ready on its executor never starts in
- *   the middle of a timer softirq blocked on a lock (PREEMPT_RT; elsewhere
- *   a softirq cannot block, and those tests are skipped).
+ *   the middle of a timer softirq blocked on a lock, nor in the middle of a
+ *   SOFT hrtimer that began inside the callback before it and was then
+ *   preempted by the executor (PREEMPT_RT; elsewhere a softirq cannot
+ *   block or be preempted, and those tests are skipped).
  *
  * Where the vector mask emulation is not active (vecmask=off, or auto that
  * fell back) soft-interruptible callbacks run in compatible mode, and the
@@ -144,6 +146,8 @@ struct st_holder {
 	const bool *started;
 	const ktime_t *t0;
 	unsigned int preempt_ms, release_ms;
+	/* the waiter runs above FIFO 1 and boosts the owner: so must the hog */
+	bool hog_high;
 	struct si_ktap_cpu_work hog;
 };
 
@@ -200,6 +204,8 @@ static int st_hold_lock(struct st_holder *h)
 
 	if (ret)
 		return ret;
+	if (h->hog_high)
+		sched_set_fifo(h->hog.task);
 	ret = si_ktap_run_on_cpu(other_cpu, st_hold, h, false, 0);
 	if (ret)
 		wake_up_process(h->hog.task);
@@ -325,7 +331,9 @@ static bool vt_attempt(int attempt, bool hr_masked)
 	int i;
 
 	memset(&vt, 0, sizeof(vt));
-	vt.hr_masked = hr_masked;
+	/* untracked handlers on RT: soft batches mask HRTIMER too (executor.c) */
+	vt.hr_masked = hr_masked || (IS_ENABLED(CONFIG_PREEMPT_RT) &&
+				     !si_vecmask_waits_for_handler_only());
 	vt.skips_t = si_vecmask_skips(cpu, TIMER_SOFTIRQ);
 	vt.skips_h = si_vecmask_skips(cpu, HRTIMER_SOFTIRQ);
 	st_holder_init(&vt.holder, vt_arm, &vt.busy, &vt.start, 25, 60);
@@ -360,7 +368,7 @@ static bool vt_attempt(int attempt, bool hr_masked)
 			test_bit(i, vt.ran_in_cb) ? ", during the callback" : "");
 		SI_CHECK(test_bit(i, vt.ran), "%s did not run", vt_names[i]);
 		/* a SOFT hrtimer in the middle is allowed, and looked for below */
-		if (i != VT_HRTIMER || hr_masked || !soft_active)
+		if (i != VT_HRTIMER || vt.hr_masked || !soft_active)
 			SI_CHECK(!test_bit(i, vt.ran_in_cb), "%s ran during the callback",
 				 vt_names[i]);
 		SI_CHECK(vt.cpu[i] == cpu, "%s ran on CPU %d", vt_names[i], vt.cpu[i]);
@@ -384,7 +392,7 @@ static void vt_attempts(bool hr_masked)
 		if (!soft_active)
 			return;
 	}
-	if (hr_masked)
+	if (vt.hr_masked)
 		SI_CHECK(exercised, "in 3 attempts the hooks never deferred both timer vectors");
 	else
 		SI_CHECK(exercised,
@@ -521,6 +529,148 @@ SI_CHECKED(t_si_callback_waits_for_blocked_timer_softirq)
 SI_CHECKED(t_compat_callback_waits_for_blocked_timer_softirq)
 {
 	bt_run(0);
+}
+
+/*
+ * Test 2, mid-batch (PREEMPT_RT): a SOFT hrtimer may run in the middle of a
+ * soft-interruptible callback, but the next callback of the batch must not
+ * start in the middle of it. Two soft-interruptible si_timers are due in the
+ * same jiffy on the test CPU, so one batch runs both: the first (A) starts a
+ * SOFT hrtimer and blocks on a lock; the hrtimer's callback (H) then runs in
+ * ktimers or ksoftirqd and stays busy until A has returned. The lock is let
+ * go while H runs, and the executor, above H's thread (prio=2, above
+ * ktimers), preempts it: A returns with H in the middle (the window). The
+ * second si_timer (B) must wait until H is done. batch_us is raised so
+ * that A's 60 ms do not end the batch: a callback that blocks for less than
+ * batch_us meets the same window at the default.
+ */
+#define MB_HR_MS	10	/* H fires this long after A started */
+#define MB_RELEASE_MS	60	/* the lock is let go, H busy meanwhile */
+#define MB_H_MAX_MS	1000	/* H gives up waiting for A */
+
+static struct {
+	struct st_holder holder;
+	struct si_timer si[2];
+	struct hrtimer hr;
+	atomic_t started_cbs;
+	bool a_started, a_done, a_saw_h, h_busy, h_saw_a_done, b_in_h;
+	ktime_t a_start;
+	s64 b_start_ms, h_end_ms;
+	int a_cpu, b_cpu, h_cpu;
+} mb;
+
+static enum hrtimer_restart mb_hr_fn(struct hrtimer *h)
+{
+	ktime_t start = ktime_get();
+
+	mb.h_cpu = raw_smp_processor_id();
+	WRITE_ONCE(mb.h_busy, true);
+	while (!READ_ONCE(mb.a_done) && ktime_ms_delta(ktime_get(), start) < MB_H_MAX_MS)
+		cpu_relax();
+	mb.h_saw_a_done = READ_ONCE(mb.a_done);
+	mb.h_end_ms = ktime_ms_delta(ktime_get(), mb.a_start);
+	WRITE_ONCE(mb.h_busy, false);
+	return HRTIMER_NORESTART;
+}
+
+static void mb_a(void)
+{
+	mb.a_cpu = raw_smp_processor_id();
+	mb.a_start = ktime_get();
+	hrtimer_start(&mb.hr, ms_to_ktime(MB_HR_MS), HRTIMER_MODE_REL_PINNED_SOFT);
+	smp_store_release(&mb.a_started, true);	/* a_start, for st_hold() */
+	spin_lock(&mb.holder.lock);
+	spin_unlock(&mb.holder.lock);
+	mb.a_saw_h = READ_ONCE(mb.h_busy);
+	WRITE_ONCE(mb.a_done, true);
+}
+
+/* Whichever of the two runs first plays A: their order in a jiffy is not ours. */
+static void mb_fn(struct si_timer *t)
+{
+	if (atomic_inc_return(&mb.started_cbs) == 1) {
+		mb_a();
+		return;
+	}
+	mb.b_in_h = READ_ONCE(mb.h_busy);
+	mb.b_cpu = raw_smp_processor_id();
+	mb.b_start_ms = ktime_ms_delta(ktime_get(), mb.a_start);
+}
+
+static void mb_arm(void)
+{
+	unsigned long due = jiffies + 2;
+
+	mb.si[0].expires = due;
+	si_add_timer_on(&mb.si[0], cpu);
+	mb.si[1].expires = due;
+	si_add_timer_on(&mb.si[1], cpu);
+}
+
+/* One run; true if A returned with H in the middle (the window). */
+static bool mb_attempt(int attempt)
+{
+	int i;
+
+	memset(&mb, 0, sizeof(mb));
+	mb.a_cpu = -1;
+	mb.b_cpu = -1;
+	mb.h_cpu = -1;
+	mb.b_start_ms = -1;
+	mb.h_end_ms = -1;
+	st_holder_init(&mb.holder, mb_arm, &mb.a_started, &mb.a_start, 2, MB_RELEASE_MS);
+	mb.holder.hog_high = true;
+	hrtimer_setup(&mb.hr, mb_hr_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_SOFT);
+	for (i = 0; i < 2; i++)
+		si_timer_setup(&mb.si[i], mb_fn, SI_TIMER_SOFTINTERRUPTIBLE | SI_TIMER_PINNED);
+	SI_CHECK(st_hold_lock(&mb.holder) == 0, "lock holder did not run");
+	si_wait_until(atomic_read(&mb.started_cbs) == 2 && !READ_ONCE(mb.h_busy), 3000);
+	for (i = 0; i < 2; i++)
+		si_timer_delete_sync(&mb.si[i]);
+	hrtimer_cancel(&mb.hr);
+
+	si_diag("attempt %d: A on CPU %d returned %s; SOFT hrtimer on CPU %d ended at %lld ms%s",
+		attempt, mb.a_cpu, mb.a_saw_h ? "in the middle of the SOFT hrtimer" :
+		"with no SOFT hrtimer running", mb.h_cpu, mb.h_end_ms,
+		mb.h_saw_a_done ? "" : " (gave up waiting for A)");
+	si_diag("  B on CPU %d at %lld ms%s", mb.b_cpu, mb.b_start_ms,
+		mb.b_in_h ? ", in the middle of the SOFT hrtimer" : "");
+	SI_CHECK(atomic_read(&mb.started_cbs) == 2, "%d of the 2 callbacks ran",
+		 atomic_read(&mb.started_cbs));
+	SI_CHECK(mb.a_cpu == cpu && mb.b_cpu == cpu && mb.h_cpu == cpu,
+		 "A, B and the SOFT hrtimer ran on CPUs %d, %d and %d", mb.a_cpu, mb.b_cpu,
+		 mb.h_cpu);
+	SI_CHECK(!mb.b_in_h, "B started in the middle of a SOFT hrtimer callback");
+	return mb.a_saw_h;
+}
+
+SI_CHECKED(t_next_callback_waits_for_soft_hrtimer_in_progress)
+{
+	char prio[16], batch_us[16];
+	int attempt, reached = 0;
+
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		si_skip("not PREEMPT_RT: a SOFT hrtimer ends inside the callback it interrupts");
+		return;
+	}
+	if (!si_vecmask_waits_for_handler_only()) {
+		si_skip("no mask, or handlers not tracked: no SOFT hrtimer runs during the batch");
+		return;
+	}
+	if (!si_test_read_param("prio", prio, sizeof(prio)) ||
+	    !si_test_read_param("batch_us", batch_us, sizeof(batch_us)))
+		return;
+	/* above ktimers; and A, blocked 60 ms, must not end the batch */
+	if (si_test_write_param("prio", "2") &&
+	    si_test_write_param("batch_us", "1000000")) {
+		for (attempt = 1; attempt <= 3 && !reached && !si_test_failed; attempt++)
+			reached += mb_attempt(attempt);
+		si_diag("window reached in %d of %d attempts", reached, attempt - 1);
+		SI_CHECK(reached || si_test_failed,
+			 "in 3 attempts A never returned in the middle of the SOFT hrtimer");
+	}
+	si_test_write_param("prio", prio);
+	si_test_write_param("batch_us", batch_us);
 }
 
 /*
@@ -661,6 +811,7 @@ static const struct si_test tests[] = {
 	SI_TEST(t_mask_hrtimer_keeps_soft_hrtimers_out),
 	SI_TEST(t_si_callback_waits_for_blocked_timer_softirq),
 	SI_TEST(t_compat_callback_waits_for_blocked_timer_softirq),
+	SI_TEST(t_next_callback_waits_for_soft_hrtimer_in_progress),
 	SI_TEST(t_hog_woken_by_si_callback_does_not_delay_timers),
 };
 

@@ -65,6 +65,9 @@ MODULE_PARM_DESC(nr_stress, "stress threads per online CPU (default 1)");
 static int hotplug_interval = 2000;
 module_param(hotplug_interval, int, 0444);
 MODULE_PARM_DESC(hotplug_interval, "ms between CPU offline/online cycles, 0 = none (default 2000)");
+static int prio_flip_ms = 1000;
+module_param(prio_flip_ms, int, 0444);
+MODULE_PARM_DESC(prio_flip_ms, "ms between switches of si_timer's prio between 2 (above ktimers) and its own, 0 = none (default 1000)");
 static ulong seed;
 module_param(seed, ulong, 0444);
 MODULE_PARM_DESC(seed, "random seed, 0 = pick one (printed)");
@@ -127,17 +130,32 @@ static bool tt_stop;
 /* Per CPU: callbacks (si_timer or classic timer) in progress, compat ones. */
 static atomic_t *tt_in_cb, *tt_in_compat;
 
+/*
+ * The first violation of each kind, repeated as a KTAP diagnostic above its
+ * "not ok": the harness shows a failure's diagnostics, not the console
+ * lines printed while the run went on (all a CI log keeps).
+ */
+static char tt_vfirst[V_NR][160];
+
+static void tt_violation_note(enum tt_violation kind, long nth, struct va_format *vaf)
+{
+	if (nth == 1)
+		scnprintf(tt_vfirst[kind], sizeof(tt_vfirst[kind]), "%pV", vaf);
+}
+
 /* Count a violation; print the first five of each kind. */
 static __printf(2, 3) void tt_violation(enum tt_violation kind, const char *fmt, ...)
 {
+	long nth = atomic_long_inc_return(&tt_vcount[kind]);
 	struct va_format vaf;
 	va_list args;
 
-	if (atomic_long_inc_return(&tt_vcount[kind]) > 5)
+	if (nth > 5)
 		return;
 	va_start(args, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &args;
+	tt_violation_note(kind, nth, &vaf);
 	pr_err(TT "violation %s: %pV\n", tt_vname[kind], &vaf);
 	va_end(args);
 }
@@ -203,6 +221,12 @@ static DEFINE_SPINLOCK(tt_quarantine_lock);
 static LIST_HEAD(tt_quarantine);
 static atomic_long_t tt_ff_live;	/* fire-and-forget timers not freed yet */
 static DEFINE_SPINLOCK(tt_cb_bh_lock);		/* taken by callbacks */
+/*
+ * Taken plainly by soft-interruptible callbacks only (no softirq takes it):
+ * on RT one that finds it held sleeps without the BH lock, so ktimers may
+ * start a soft hrtimer there that the executor, woken, preempts.
+ */
+static DEFINE_SPINLOCK(tt_cb_soft_lock);
 static DEFINE_SPINLOCK(tt_cancel_bh_lock);	/* taken by cancellers */
 
 static struct tasklet_struct *tt_tasklets;
@@ -294,15 +318,17 @@ static void tt_hist_print(struct tt_slot *s)
 static __printf(3, 4) void tt_slot_violation(enum tt_violation kind, struct tt_slot *s,
 					     const char *fmt, ...)
 {
+	long nth = atomic_long_inc_return(&tt_vcount[kind]);
 	struct va_format vaf;
 	va_list args;
 
-	if (atomic_long_inc_return(&tt_vcount[kind]) > 5)
+	if (nth > 5)
 		return;
 	tt_hist_print(s);
 	va_start(args, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &args;
+	tt_violation_note(kind, nth, &vaf);
 	pr_err(TT "violation %s: %ps slot %ld flags %#x n=%d tail_pending=%d shut=%d: %pV\n",
 	       tt_vname[kind], s->tm->t.function, (long)(s - tt_slots), s->flags,
 	       s->n, s->tail_pending, s->shut, &vaf);
@@ -446,6 +472,13 @@ static void tt_cb_body(struct rnd_state *r, int cpu, bool soft)
 		local_bh_disable();
 		tt_busy(us / 4);
 		local_bh_enable();
+		break;
+	case 3:
+		if (soft) {
+			spin_lock(&tt_cb_soft_lock);
+			tt_busy(us / 4);
+			spin_unlock(&tt_cb_soft_lock);
+		}
 		break;
 	default:
 		break;
@@ -1498,6 +1531,31 @@ static int tt_hotplug_fn(void *data)
 	return 0;
 }
 
+/*
+ * Half of the time the executors run above the timer softirq threads
+ * (prio=2, as a user may set it): they then preempt ktimers, and a soft
+ * hrtimer that began in the middle of a soft-interruptible callback can
+ * outlive it (tt_softhr_outlived), the window in which the next callback
+ * of the batch used to start inside it. The writes race with hotplug and
+ * with executors mid-batch, too. Made by the loading task, which sees
+ * /sys (a kthread's root need not: 7.x).
+ */
+static bool tt_prio_flipping, tt_prio_high;
+static atomic_long_t tt_prio_flips;
+static char tt_prio_own[16];
+
+static void tt_prio_flip(void)
+{
+	const char *val = tt_prio_high ? tt_prio_own : "2";
+
+	if (!si_test_write_param("prio", val)) {
+		tt_violation(V_RETVAL, "writing %s to si_timer's prio failed", val);
+		return;
+	}
+	tt_prio_high = !tt_prio_high;
+	atomic_long_inc(&tt_prio_flips);
+}
+
 /* ---- setup, run, report ---- */
 
 static struct tt_thread *tt_threads;
@@ -1583,9 +1641,12 @@ static void tt_summary(unsigned long secs)
 		atomic_long_read(&tt_sync_waited), atomic_long_read(&tt_try_del_busy),
 		atomic_long_read(&tt_at_expiry_busy),
 		atomic_long_read(&tt_refused));
-	pr_info("# si_timer_torture summary: si_hrtimer callbacks %ld, try_to_cancel -1 %ld; soft hrtimer callbacks %ld, of them inside soft-interruptible si callbacks %ld\n",
+	pr_info("# si_timer_torture summary: si_hrtimer callbacks %ld, try_to_cancel -1 %ld; soft hrtimer callbacks %ld, of them inside soft-interruptible si callbacks %ld, outliving one %ld\n",
 		atomic_long_read(&tt_hr_runs), atomic_long_read(&tt_hr_busy),
-		atomic_long_read(&tt_softhr_runs), atomic_long_read(&tt_softhr_in_soft));
+		atomic_long_read(&tt_softhr_runs), atomic_long_read(&tt_softhr_in_soft),
+		atomic_long_read(&tt_softhr_outlived));
+	pr_info("# si_timer_torture summary: prio switched between 2 and %s %ld times\n",
+		tt_prio_own[0] ? tt_prio_own : "-", atomic_long_read(&tt_prio_flips));
 	pr_info("# si_timer_torture summary: timers armed by an online callback %ld, of them with the CPU's executor not yet run since parked (window reached) %ld, ran %ld\n",
 		atomic_long_read(&tt_online_arms), atomic_long_read(&tt_online_window),
 		atomic_long_read(&tt_online_ran));
@@ -1598,15 +1659,15 @@ static void tt_summary(unsigned long secs)
 
 static int __init tt_init(void)
 {
-	unsigned long start = jiffies, secs, deadline;
+	unsigned long start = jiffies, secs, deadline, flip_at;
 	int i, ret, n = 0;
 	long ops = 0, cbs;
 	bool ran_ok;
 
 	if (!seed)
 		seed = get_random_u64() ?: 1;
-	pr_info(TT "duration=%d nr_timers=%d nr_stress=%d hotplug_interval=%d seed=%lu\n",
-		duration, nr_timers, nr_stress, hotplug_interval, seed);
+	pr_info(TT "duration=%d nr_timers=%d nr_stress=%d hotplug_interval=%d prio_flip_ms=%d seed=%lu\n",
+		duration, nr_timers, nr_stress, hotplug_interval, prio_flip_ms, seed);
 	if (bh_cancel_soft && SI_RT_BH_LOCK)
 		si_ktap_expect_warn("with bottom halves disabled on the CPU where");
 	if (nr_timers < 1 || nr_stress < 1 || duration < 1)
@@ -1661,10 +1722,20 @@ static int __init tt_init(void)
 	}
 	if (hotplug_interval > 0 && num_online_cpus() > 1 && !tt_online_init())
 		tt_hotplug_task = kthread_run(tt_hotplug_fn, NULL, "si_tt_hotplug");
+	tt_prio_flipping = prio_flip_ms > 0 &&
+			   si_test_read_param("prio", tt_prio_own, sizeof(tt_prio_own));
 
 	deadline = start + duration * HZ;
-	while (time_before(jiffies, deadline))
-		msleep_interruptible(200);
+	flip_at = jiffies + msecs_to_jiffies(prio_flip_ms);
+	while (time_before(jiffies, deadline)) {
+		msleep_interruptible(min(200, prio_flip_ms > 0 ? prio_flip_ms : 200));
+		if (tt_prio_flipping && time_after_eq(jiffies, flip_at)) {
+			tt_prio_flip();
+			flip_at = jiffies + msecs_to_jiffies(prio_flip_ms);
+		}
+	}
+	if (tt_prio_high)
+		tt_prio_flip();
 	WRITE_ONCE(tt_stop, true);
 	for (i = 0; i < n; i++) {
 		kthread_stop(tt_threads[i].task);
@@ -1706,17 +1777,19 @@ static int __init tt_init(void)
 	ran_ok = n == tt_nthreads && ops > 0 && cbs > 0 &&
 		 atomic_long_read(&tt_cb_soft) + atomic_long_read(&tt_cb_soft_as_compat) > 0 &&
 		 atomic_long_read(&tt_hr_runs) > 0 && atomic_long_read(&tt_softhr_runs) > 0 &&
-		 (!tt_hotplug_task || atomic_long_read(&tt_opcount[OP_HOTPLUG]) > 0);
+		 (!tt_hotplug_task || atomic_long_read(&tt_opcount[OP_HOTPLUG]) > 0) &&
+		 (!tt_prio_flipping || atomic_long_read(&tt_prio_flips) > 0);
 	if (!ran_ok)
-		pr_info("# %d of %d threads, %ld operations, %ld callbacks, %ld hotplug cycles\n",
-			n, tt_nthreads, ops, cbs, atomic_long_read(&tt_opcount[OP_HOTPLUG]));
+		pr_info("# %d of %d threads, %ld operations, %ld callbacks, %ld hotplug cycles, %ld prio switches\n",
+			n, tt_nthreads, ops, cbs, atomic_long_read(&tt_opcount[OP_HOTPLUG]),
+			atomic_long_read(&tt_prio_flips));
 	pr_info("%sok 1 ran for %lu s with %ld operations and %ld callbacks\n",
 		ran_ok ? "" : "not ", secs, ops, cbs);
 	for (i = 0; i < V_NR; i++) {
 		long v = atomic_long_read(&tt_vcount[i]);
 
 		if (v)
-			pr_info("# %ld violations (the first ones printed above)\n", v);
+			pr_info("# %ld violations, the first: %s\n", v, tt_vfirst[i]);
 		pr_info("%sok %d %s\n", v ? "not " : "", i + 2, tt_vname[i]);
 	}
 	ret = 0;

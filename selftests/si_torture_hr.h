@@ -28,6 +28,8 @@ static atomic_t *tt_in_softhr, *tt_in_soft, *tt_in_hrmasked;
 static struct hrtimer *tt_softhr;
 static bool tt_softhr_ready;	/* tt_softhr set up */
 static atomic_long_t tt_softhr_runs, tt_softhr_in_soft;
+/* soft callbacks that returned with a soft hrtimer callback of their CPU half done */
+static atomic_long_t tt_softhr_outlived;
 
 /* Called by every si_timer and si_hrtimer callback as it starts and ends. */
 static void tt_si_cb_enter(int cpu, bool soft, bool hrmasked)
@@ -42,8 +44,12 @@ static void tt_si_cb_enter(int cpu, bool soft, bool hrmasked)
 
 static void tt_si_cb_exit(int cpu, bool soft, bool hrmasked)
 {
-	if (soft)
-		atomic_dec(hrmasked ? &tt_in_hrmasked[cpu] : &tt_in_soft[cpu]);
+	if (!soft)
+		return;
+	/* the window of the next callback starting in the middle of it */
+	if (atomic_read(&tt_in_softhr[cpu]))
+		atomic_long_inc(&tt_softhr_outlived);
+	atomic_dec(hrmasked ? &tt_in_hrmasked[cpu] : &tt_in_soft[cpu]);
 }
 
 static enum hrtimer_restart tt_softhr_fn(struct hrtimer *h)
