@@ -27,7 +27,7 @@ import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "selftests"))
-from ktap import Console, Result  # noqa: E402
+from ktap import Console, Result, Unsplicer, timeout_factor  # noqa: E402
 
 OUT = os.path.join(TOP, "build", "bench")
 LOGS = os.path.join(TOP, "build", "logs")
@@ -126,6 +126,11 @@ B6 = re.compile(r"SI_BENCH_(B6|B9) (\w+) (\w+) (-?\d+)\s*$")
 B8U = re.compile(r"SI_BENCH_B8U (\w+)((?: \w+=-?\d+)+)\s*$")
 INFO = re.compile(r"SI_BENCH_INFO (.*)$")
 TROUBLE = re.compile(r"SI_BENCH_(WARN|ERROR) (.*)$")
+# A kernel message that the console wrote into the middle of a line that
+# user space (selftests/init.sh) printed: "SI_BENCH_B9 si n10k_unload_us
+# 17391[  275.034715] si_timer: vecmask: hooks removed; ..." (arm64's
+# PL011 console, 2026-12-07). What came before it is the line.
+KMSG_CUT_IN = re.compile(r"\[\s*\d+\.\d{6}\].*$")
 
 
 class Results:
@@ -137,12 +142,22 @@ class Results:
         self.trouble = []
         self.malformed = []
         self.skipped = []   # "B8U <reason>": a benchmark this kernel cannot run
+        self.unsplicer = Unsplicer()
 
-    def feed(self, line):
+    def feed(self, raw):
+        for line in self.unsplicer.feed(raw.rstrip("\r\n")):
+            self._feed(line)
+
+    def flush(self):
+        """The end of the console: a user line's piece still held."""
+        for line in self.unsplicer.flush():
+            self._feed(line)
+
+    def _feed(self, line):
         i = line.find("SI_BENCH")
         if i < 0:
             return
-        s = line[i:].rstrip()
+        s = KMSG_CUT_IN.sub("", line[i:]).rstrip()
         m = LINE.match(s)
         if m:
             vals = dict(kv.split("=") for kv in m.group(3).split())
@@ -310,6 +325,7 @@ def smoke(logname, kernel):
     for line in open(logname, errors="replace"):
         res.feed(line)
         done = done or "SI_BENCH_SMOKE_DONE" in line
+    res.flush()
     if not done:
         return [Result("fail", "bench_smoke", "the benchmarks did not finish", [])]
     bad = problems(res, is_rt(res))
@@ -339,7 +355,8 @@ def boot(kernel, mode, quick, timeout, icount=False, cpus=None, tag=None, only=N
     with open(log, "wb") as f:
         try:
             subprocess.run(VM + ["qemu", kernel, mode], stdout=f, stderr=subprocess.STDOUT,
-                           stdin=subprocess.DEVNULL, env=env, timeout=timeout,
+                           stdin=subprocess.DEVNULL, env=env,
+                           timeout=timeout * timeout_factor(os.path.join(TOP, "build", kernel)),
                            start_new_session=True)
         except subprocess.TimeoutExpired:
             pass    # run() killed it; the missing end marker reports it

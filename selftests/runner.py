@@ -15,7 +15,7 @@ import threading
 import time
 import traceback
 
-from ktap import Console, Result
+from ktap import Console, Result, timeout_factor
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
 from bench import smoke as bench_smoke  # noqa: E402
@@ -25,7 +25,7 @@ LOGS = os.path.join(TOP, "build", "logs")
 VM = ["bash", os.path.join(TOP, "scripts", "vm.sh")]
 # Sanitizer kernels run everything several times slower under TCG: their
 # boots get this many times the per-boot timeout.
-SLOW_KERNELS = {"kasan": 3, "kasan-rt": 3, "kcsan-rt": 3, "debug-rt": 3}
+SLOW_KERNELS = {"kasan": 3, "kasan-rt": 3, "kcsan-rt": 3, "debug-rt": 3, "kasan-rt-arm64": 3}
 
 
 # QEMU and the kit run in sessions of their own (so that a sysrq or a kill
@@ -66,8 +66,13 @@ class Tally:
 
     STATUSES = ("ok", "fail", "skip")
 
+    # A failure's diagnostics repeated at the end, so few that a long one
+    # cannot push the summary off a log's tail.
+    RECAP_FAILURES, RECAP_DIAG = 30, 6
+
     def __init__(self):
         self.by_kernel = {}
+        self.failures = []
         self.lock = threading.Lock()
 
     @property
@@ -83,9 +88,27 @@ class Tally:
             if r.status in self.STATUSES:
                 k = self.by_kernel.setdefault(kernel, dict.fromkeys(self.STATUSES, 0))
                 k[r.status] += 1
+            if r.status == "fail":
+                self.failures.append((kernel, r))
             print("  %-4s  %-8s %s%s" % (tag, kernel, r.name, reason), flush=True)
             for d in r.diag:
                 print("                  # " + d, flush=True)
+
+    def recap(self):
+        """Every failure again, with the last of its diagnostics: a CI log is
+        often read from its tail, and the failures scroll by among thousands
+        of lines from kernels booted side by side."""
+        with self.lock:
+            failures = list(self.failures)
+        if not failures:
+            return
+        print("\nFailures:")
+        for kernel, r in failures[:self.RECAP_FAILURES]:
+            print("  FAIL  %-8s %s%s" % (kernel, r.name, r.reason and ": " + r.reason))
+            for d in r.diag[-self.RECAP_DIAG:]:
+                print("                  # " + d)
+        if len(failures) > self.RECAP_FAILURES:
+            print("  ... and %d more, above" % (len(failures) - self.RECAP_FAILURES))
 
     def say(self, line):
         """One line of progress, whole even when workers print at once."""
@@ -262,7 +285,8 @@ def run_one(kernel, args, tally):
     elif built:
         tally.say("== %s: booting (build %.0f s; console: build/logs/%s.log)"
                   % (kernel, tbuild, kernel))
-        slow = SLOW_KERNELS.get(base_kernel(kernel), 1)
+        slow = SLOW_KERNELS.get(base_kernel(kernel), 1) * timeout_factor(
+            os.path.join(TOP, "build", kernel))
         tboot, kcsan = boot(kernel, args.timeout * slow, tally)
         # The benchmarks ran briefly after the tests (if packed, not on
         # NAME-full): their lines complete?
@@ -295,12 +319,14 @@ def groups_of(kernels):
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--timeout", type=int, default=int(os.environ.get("SI_BOOT_TIMEOUT", 420)),
-                    help="seconds per boot (default 420; x3 on kasan, kasan-rt, kcsan-rt)")
+                    help="seconds per boot (default 420; x3 on kasan, kasan-rt, kcsan-rt, "
+                         "kasan-rt-arm64; x2 on arm64)")
     ap.add_argument("--jobs", "-j", type=int, default=int(os.environ.get("SI_JOBS_VM", 1)),
                     help="kernels booted at once (default 1; each TCG boot keeps one host "
                          "CPU busy, so more than the host's CPUs only slows all down)")
     ap.add_argument("kernels", nargs="+",
-                    help="6.1-rt 6.12-rt 6.1 7.x-rt 7.x kasan kasan-rt kcsan-rt, NAME-mttcg, "
+                    help="6.1-rt 6.12-rt 6.1 7.x-rt 7.x kasan kasan-rt kcsan-rt, 6.1-rt-arm64 "
+                         "6.12-rt-arm64 7.x-rt-arm64 kasan-rt-arm64, NAME-mttcg, "
                          "NAME-full, NAME-lockdep-CASE or a release; "
                          "dkms: selftests/dkms_test.sh")
     args = ap.parse_args()
@@ -335,6 +361,7 @@ def main():
         kill_children()
         print("\ninterrupted", flush=True)
         return 130
+    tally.recap()
     print("\nSummary:")
     for kernel in args.kernels:
         print("  " + lines.get(kernel, "%-8s not run" % kernel))

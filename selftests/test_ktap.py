@@ -3,10 +3,11 @@
 """Host-side unit tests of the console parser (ktap.py): `make check-host`."""
 import os
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ktap import END_MARKER, Console  # noqa: E402
+from ktap import END_MARKER, Console, Unsplicer, timeout_factor  # noqa: E402
 
 
 def doc(name, *results, expect=()):
@@ -78,6 +79,41 @@ class Documents(unittest.TestCase):
         self.assertEqual([n for n, _ in fails(res)], ["boot"])
 
 
+class KernelMessageCutIn(unittest.TestCase):
+    # kcsan-rt, 2026-12-07: a KCSAN report's closing line written into a line
+    # init.sh printed; unsplit, the report never closed and swallowed the end
+    # marker ("qemu exited ... before SI_TIMER_HARNESS_DONE").
+    REPORT = ["[  267.500000] " + "=" * 66,
+              "[  267.500001] BUG: KCSAN: data-race in a / b",
+              "[  267.500002] read to 0xffff of 8 bytes by task 36 on cpu 2:",
+              "[  267.500003]  a+0x1/0x2",
+              "[  267.527719] Tainted: [O]=OOT_MODULE"]
+
+    def test_report_closes_and_the_run_ends(self):
+        con = Console(["a"])
+        lines = ["[    1.000000] " + l for l in doc("a", "ok")] + self.REPORT
+        lines += ["SI_BENCH_B9 si n[  267.527785] " + "=" * 66, "0_unload_us 627473",
+                  "[  290.361808] " + END_MARKER]
+        res = [r for l in lines for r in con.feed(l)] + con.finish()
+        self.assertEqual(fails(res), [])
+        self.assertTrue(con.done)
+        self.assertEqual([r.name for r in res if r.status == "info"], ["KCSAN", "KCSAN"])
+
+    def test_unsplicer(self):
+        u = Unsplicer()
+        self.assertEqual(u.feed("SI_BENCH x n[  1.000000] kernel"), ["[  1.000000] kernel"])
+        self.assertEqual(u.feed("0_y 5"), ["SI_BENCH x n0_y 5"])
+        # the piece was the whole line when a kernel line comes next
+        self.assertEqual(u.feed("whole[  2.000000] k1"), ["[  2.000000] k1"])
+        self.assertEqual(u.feed("[  2.000001] k2"), ["whole", "[  2.000001] k2"])
+        # kernel lines, and lines with nothing before the timestamp, as they are
+        self.assertEqual(u.feed("[  3.000000] a [  3.000001] b"), ["[  3.000000] a [  3.000001] b"])
+        self.assertEqual(u.feed("  [  4.000000] c"), ["  [  4.000000] c"])
+        self.assertEqual(u.feed("tail[  5.000000] d"), ["[  5.000000] d"])
+        self.assertEqual(u.flush(), ["tail"])
+        self.assertEqual(u.flush(), [])
+
+
 class UnloadReport(unittest.TestCase):
     LINE = ("si_timer: module %s unloaded with a timer armed: callback f [%s],"
             " armed at g+0x1/0x2 [%s]; cancelled")
@@ -91,6 +127,35 @@ class UnloadReport(unittest.TestCase):
         res = parse(doc(m, "ok") + [self.LINE % (m, m, m),
                                     "si_timer: module %s unloaded with 1 timer pending or running" % m,
                                     END_MARKER])
+        self.assertEqual(fails(res), [])
+
+
+
+class Arm64Reports(unittest.TestCase):
+    """arm64's die() and fault reports fail a boot as x86's oopses do."""
+
+    def test_fault_and_die(self):
+        for lines in (["Unable to handle kernel paging request at virtual address dead000000000108",
+                       "Internal error: Oops: 0000000096000044 [#1] PREEMPT_RT SMP"],
+                      ["Internal error: Oops - BTI: 0000000034000002 [#1] PREEMPT_RT SMP"],
+                      ["Internal error: ptrauth failure: 0000000072000000 [#1] SMP"],
+                      ["SError Interrupt on CPU1, code 0x00000000be000000 -- SError"]):
+            res = parse(doc("a", "ok") + lines + [END_MARKER])
+            self.assertTrue(fails(res), lines)
+            self.assertEqual({n for n, _ in fails(res)}, {"console"})
+
+    def test_timeout_factor_from_boot_env(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.assertEqual(timeout_factor(d), 1)      # not prepared
+            with open(os.path.join(d, "boot.env"), "w") as f:
+                f.write("KVER=6.12.118+deb12-rt-arm64\nSI_ARCH=arm64\nSI_TIMEOUT_FACTOR=2\n")
+            self.assertEqual(timeout_factor(d), 2)
+
+    def test_clean_arm64_boot_lines(self):
+        res = parse(doc("a", "ok") + ["GICv3: 224 SPIs implemented",
+                                      "arch_timer: cp15 timer(s) running at 62.50MHz (virt).",
+                                      "CPU features: detected: Address authentication (IMP DEF algorithm)",
+                                      END_MARKER])
         self.assertEqual(fails(res), [])
 
 

@@ -67,5 +67,33 @@ class HarnessError(unittest.TestCase):
         self.assertIn("1 passed, 1 failed, 0 skipped", out.getvalue())
 
 
+class FailureRecap(unittest.TestCase):
+    def test_failures_repeated_with_their_last_diagnostics(self):
+        tally = runner.Tally()
+        out = io.StringIO()
+        with redirect_stdout(out):
+            tally.report("6.1", Result("ok", "doc: a", "", []))
+            tally.report("kcsan-rt", Result("fail", "torture: interleave", "",
+                                            ["d%d" % i for i in range(10)]))
+            tally.report("6.1", Result("fail", "console", "BUG: x", []))
+            mark = len(out.getvalue())
+            tally.recap()
+        recap = out.getvalue()[mark:].splitlines()
+        self.assertEqual(recap[1], "Failures:")
+        self.assertIn("FAIL  kcsan-rt torture: interleave", recap[2])
+        self.assertEqual([l.strip() for l in recap[3:9]], ["# d%d" % i for i in range(4, 10)])
+        self.assertIn("FAIL  6.1      console: BUG: x", recap[9])
+        self.assertEqual(len(recap), 10)
+
+    def test_nothing_when_all_passed(self):
+        tally = runner.Tally()
+        out = io.StringIO()
+        with redirect_stdout(out):
+            tally.report("6.1", Result("ok", "doc: a", "", []))
+            mark = len(out.getvalue())
+            tally.recap()
+        self.assertEqual(out.getvalue()[mark:], "")
+
+
 if __name__ == "__main__":
     unittest.main()
