@@ -12,16 +12,22 @@ PWD := $(CURDIR)
 # The debug kernels (`make check-debug`) are built once and cached by
 # scripts/build-debug-kernel.sh, all with lockdep and debugobjects: kasan
 # (KASAN, not RT: lockdep as on Debian's non-RT kernels) and kcsan-rt
-# (KCSAN, PREEMPT_RT); kasan-rt (KASAN, RT) builds on demand. Lockdep
-# reports once per boot: NAME-lockdep-CASE boots NAME again for each
-# further deadlock it must report (selftests/si_lockdep_test.c).
+# (KCSAN, PREEMPT_RT); kasan-rt (KASAN, RT) and kasan-rt-arm64 (the same,
+# cross-built for arm64: make check-debug DEBUG_KERNELS=kasan-rt-arm64)
+# build on demand. Lockdep reports once per boot: NAME-lockdep-CASE boots
+# NAME again for each further deadlock it must report
+# (selftests/si_lockdep_test.c).
 # 7.x-rt and 7.x: Debian's newest 7.x kernels, which Debian 12 cannot
 # install: scripts/newer-kernels.sh unpacks them and prepares a build tree
-# (Documentation/newer-kernels.md). JOBS: kernels booted at once (each TCG
-# boot keeps a host CPU busy); the order puts the longest first.
+# (Documentation/newer-kernels.md). 6.1-rt-arm64, 6.12-rt-arm64, 7.x-rt-arm64:
+# Debian's arm64 RT kernels (scripts/arm64-kernels.sh), cross-built and
+# booted under qemu-system-aarch64 (scripts/arch.sh; Documentation/testing.md,
+# "arm64"). JOBS: kernels booted at once (each TCG boot keeps a host CPU
+# busy); the order puts the longest first.
 DEBUG_KERNELS ?= kasan kcsan-rt kasan-lockdep-softirq kasan-lockdep-bh kasan-lockdep-cycle \
 		 kcsan-rt-lockdep-bh kcsan-rt-lockdep-cycle
-KERNELS ?= $(DEBUG_KERNELS) dkms 6.1-rt 6.12-rt 6.12-rt-mttcg 7.x-rt 6.1 6.1-full 7.x
+KERNELS ?= $(DEBUG_KERNELS) dkms 6.1-rt 6.12-rt 6.12-rt-mttcg 7.x-rt 6.12-rt-arm64 6.1-rt-arm64 \
+	   7.x-rt-arm64 6.1 6.1-full 7.x
 JOBS ?= $(shell nproc)
 RUN_KERNEL ?= 6.12-rt
 BOOT_TIMEOUT ?= 420
@@ -67,7 +73,7 @@ check-host:
 
 # Benchmarks (bench/): one TCG and two -icount boots per kernel; results in
 # build/bench/. QUICK=1 runs each briefly (make check does that as a smoke test).
-BENCH_KERNELS ?= 6.1-rt 6.12-rt 6.1
+BENCH_KERNELS ?= 6.1-rt 6.12-rt 6.1 6.12-rt-arm64
 bench: deps
 	python3 bench/bench.py $(if $(QUICK),--quick) \
 		$(if $(filter file default,$(origin KERNELS)),$(BENCH_KERNELS),$(KERNELS))
@@ -106,6 +112,12 @@ audit:
 	@test -n "$(FILE)$(DIR)" || { echo "make audit FILE=<file.c> or DIR=<driver dir>" >&2; exit 1; }
 	python3 scripts/si-timer-audit.py $(FILE) $(DIR)
 
+# The kit on a seeded sample of >= 60 modules of linux-source-6.12 (long; not
+# in make check): scripts/kit-corpus.py, table into Documentation/migration.md.
+.PHONY: kit-corpus
+kit-corpus:
+	nice -n 19 python3 scripts/kit-corpus.py $(if $(SRC),--src $(SRC)) $(if $(BUDGET),--budget $(BUDGET))
+
 help:
 	@echo "make [KVER=<release>|KDIR=<dir>]  build si_timer.ko and the test modules"
 	@echo "make install                      modules_install + depmod for KVER"
@@ -125,7 +137,8 @@ help:
 	@echo "make deb                          build/si-timer-dkms_<version>_all.deb (DKMS source package)"
 	@echo "make migrate FILE=|DIR= [DIFF=1]  convert timer_list code to si_timer (Coccinelle), in place"
 	@echo "make audit FILE=|DIR=             list timer callbacks with evidence and a verdict for opting in"
-	@echo "make lint [KVER=...]              checkpatch --strict on module/, include/, selftests/, then sparse (C=2)"
+	@echo "make kit-corpus [SRC=] [BUDGET=s] audit, convert and build a sample of linux-source-6.12 modules"
+	@echo "make lint [KVER=...]              pyflakes3 on the Python, checkpatch --strict on module/, include/, selftests/, then sparse (C=2)"
 
 # Style and static checks of the module's and the tests' code: checkpatch --strict
 # (from Debian's linux-source-6.12, unpacked once into build/) and sparse.
@@ -142,6 +155,8 @@ $(CHECKPATCH):
 
 .PHONY: lint
 lint: $(CHECKPATCH)
+	pyflakes3 scripts/*.py selftests/*.py bench/*.py
+	shellcheck -x -S warning scripts/*.sh selftests/*.sh .ci/run
 	perl $(CHECKPATCH) --strict --no-tree -q -f $(LINT_SRC)
 	perl $(CHECKPATCH) --strict --no-tree -q --ignore OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT -f module/si_trace.h
 	$(MAKE) -C $(KDIR) M=$(PWD) W=1 C=2 modules

@@ -4,18 +4,21 @@
 # Install every Debian package the project needs, idempotently.
 # The 6.12 RT kernel and linux-source-6.12 come from bookworm-backports,
 # Debian's newest 7.x kernels from trixie-backports or sid
-# (scripts/newer-kernels.sh); their apt sources are derived from the
-# machine's own Debian source so that no mirror host name is ever written
-# into the repository.
+# (scripts/newer-kernels.sh), Debian's arm64 RT kernels and an arm64 busybox
+# (scripts/arm64-kernels.sh, with the cross compiler and qemu-system-aarch64
+# installed here); their apt sources are derived from the machine's own
+# Debian sources so that no mirror host name is ever written into the
+# repository.
 set -euo pipefail
 
 BACKPORTS_LIST=/etc/apt/sources.list.d/si-timer-backports.sources
 STAMP_DIR=${SI_DEPS_STAMP_DIR:-/var/lib/si-timer}
 
 base_pkgs=(
-	build-essential bc bison flex libelf-dev libssl-dev kmod cpio gzip xz-utils zstd
+	build-essential patch bc bison flex libelf-dev libssl-dev kmod cpio gzip xz-utils zstd
 	qemu-system-x86 busybox-static sparse python3 perl rsync gnuplot-nox
-	dkms coccinelle
+	dkms coccinelle pyflakes3 shellcheck
+	qemu-system-arm gcc-12-aarch64-linux-gnu gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	linux-image-rt-amd64 linux-headers-rt-amd64
 	linux-image-amd64 linux-headers-amd64
 )
@@ -115,6 +118,15 @@ newer_kernels() {
 	bash "$(dirname "$0")/newer-kernels.sh" "${line%%$'\t'*}" "${line#*$'\t'}"
 }
 
+# Debian's arm64 RT kernels (6.1, 6.12 pinned to the installed amd64
+# common-rt headers; 7.x of the ABI newer_kernels prepared), unpacked into
+# the cache (scripts/arm64-kernels.sh).
+arm64_kernels() {
+	local line
+	line=$(debian_archive) || { log "no bookworm Debian source found to derive the 7.x suites from"; exit 1; }
+	bash "$(dirname "$0")/arm64-kernels.sh" "${line%%$'\t'*}" "${line#*$'\t'}"
+}
+
 main() {
 	export DEBIAN_FRONTEND=noninteractive
 	local want=("${base_pkgs[@]}" linux-source-6.12)
@@ -125,6 +137,7 @@ main() {
 	   ls /usr/src/linux-source-6.12.tar.* >/dev/null 2>&1; then
 		log "all packages present"
 		newer_kernels
+		arm64_kernels
 		return 0
 	fi
 	as_root
@@ -145,6 +158,7 @@ main() {
 		apt-get install -y -qq --no-install-recommends "${todo[@]}"
 	fi
 	newer_kernels
+	arm64_kernels
 	log "done"
 }
 

@@ -29,6 +29,8 @@ have SI_HAVE_HRTIMER_SETUP_ON_STACK "$inc/hrtimer.h" 'hrtimer_setup_on_stack\('
 have SI_HAVE_KTHREAD_RUN_WORKER_ON_CPU "$inc/kthread.h" 'kthread_run_worker_on_cpu\('
 # 7.x moved hrtimer_callback_running() and the bases out of hrtimer.h.
 have SI_HAVE_HRTIMER_BASES_H "$inc/hrtimer_bases.h" 'hrtimer_callback_running\('
+# The arch's ftrace_regs ip setter; 6.1 names it ftrace_instruction_pointer_set().
+have SI_HAVE_FTRACE_REGS_SET_IP "$inc/ftrace.h" 'ftrace_regs_set_instruction_pointer'
 have SI_HAVE_STRUCT_MODULE_USE "$inc/module.h" '^struct module_use \{'
 have SI_HAVE_ALLOC_NETDEV_DUMMY "$inc/netdevice.h" 'alloc_netdev_dummy\('
 # 6.18 made PREEMPT_RT's BH lock optional: the option is in .config (set or

@@ -7,7 +7,7 @@
 #   scripts/vm-run.sh KERNEL SCRIPT [MODULE ...]
 #
 # KERNEL: a name of scripts/vm.sh (6.1-rt, 6.12-rt, 6.1, kasan, kcsan-rt,
-# ..., NAME-full for preempt=full). MODULE: a .ko built for that kernel, or
+# 6.12-rt-arm64 (cross-built), ..., NAME-full for preempt=full). MODULE: a .ko built for that kernel, or
 # a directory with your module's Kbuild/Makefile, built here against
 # KERNEL's headers and this tree's si_timer (include/ and Module.symvers;
 # a Kbuild that includes /usr/share/si_timer/si_timer.mk needs si_timer's
@@ -39,13 +39,16 @@ cd "$top"
 tag=vm-run-$kernel
 resolved=$(bash scripts/vm.sh resolve "$kernel") || exit $?
 eval "$resolved"
+# shellcheck source=scripts/arch.sh
+. scripts/arch.sh
+si_arch_setup "$SI_ARCH"
 # si_timer alone (Kbuild leaves the tests and benchmarks out without their
 # directories), in a tree of its own: make check may be building KERNEL's.
 src=build/$tag/src
 mkdir -p "$src"
 rsync -a --no-times --checksum --delete --filter=':- .gitignore' --exclude=/.git \
 	--exclude=/selftests --exclude=/bench --exclude=/build "$top/" "$src/"
-make -C "$KDIR" M="$top/$src" W=1 modules >&2
+make -C "$KDIR" M="$top/$src" "${SI_KMAKE[@]}" W=1 modules >&2
 dir=build/$tag/files
 rm -rf "$dir"
 mkdir -p "$dir/si"
@@ -53,7 +56,7 @@ cp "$src/si_timer.ko" "$dir/si/"
 for m in "${mods[@]}"; do
 	if [ -d "$m" ]; then
 		echo "vm-run: building $m for $KVER" >&2
-		make -C "$KDIR" M="$m" W=1 KCFLAGS="-I$top/include" \
+		make -C "$KDIR" M="$m" "${SI_KMAKE[@]}" W=1 KCFLAGS="-I$top/include" \
 			SI_TIMER_INCLUDE="$top/include" SI_TIMER_SYMVERS="$top/$src/Module.symvers" \
 			KBUILD_EXTRA_SYMBOLS="$top/$src/Module.symvers" modules >&2
 		found=$(find "$m" -maxdepth 1 -name '*.ko')
@@ -75,7 +78,7 @@ bash scripts/vm.sh pack "$kernel" "$dir" "$tag"
 
 mkdir -p build/logs
 log=build/logs/vm-run-$kernel.log
-timeout "${SI_BOOT_TIMEOUT:-600}" bash scripts/vm.sh qemu "$tag" script < /dev/null | tee "$log" || true
+timeout $((${SI_BOOT_TIMEOUT:-600} * SI_TIMEOUT_FACTOR)) bash scripts/vm.sh qemu "$tag" script < /dev/null | tee "$log" || true
 grep -q 'SI_TIMER_HARNESS_DONE' "$log" || die "the VM did not finish (console: $log)"
 status=$(sed -n 's/.*SI_VM_RUN_STATUS=\([0-9]*\).*/\1/p' "$log" | tail -n1)
 [ -n "$status" ] || die "the script's status never came (console: $log)"

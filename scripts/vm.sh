@@ -14,7 +14,10 @@
 #
 # NAME: 6.1-rt, 6.1, 6.12-rt (newest installed Debian kernel of that series),
 # 7.x-rt, 7.x (Debian's newest 7.x, unpacked by scripts/newer-kernels.sh),
-# kasan, kasan-rt, kcsan-rt (debug kernels built and cached by
+# 6.1-rt-arm64, 6.12-rt-arm64, 7.x-rt-arm64 (Debian's arm64 RT kernels,
+# unpacked by scripts/arm64-kernels.sh, cross-built, booted under
+# qemu-system-aarch64: scripts/arch.sh holds every architecture difference),
+# kasan, kasan-rt, kcsan-rt, kasan-rt-arm64 (debug kernels built and cached by
 # scripts/build-debug-kernel.sh; debug-rt is kasan-rt's old name), or an exact
 # /boot/vmlinuz-<release>.
 # NAME-mttcg: that kernel under multi-threaded TCG (real vCPU parallelism),
@@ -32,6 +35,8 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 die() { echo "vm.sh: $*" >&2; exit 1; }
+# shellcheck source=scripts/arch.sh
+. scripts/arch.sh
 missing() { echo "kernel $1 missing: $2" >&2; exit 3; }
 
 # Newest existing path matching a glob, optionally excluding a regex.
@@ -52,17 +57,23 @@ newest() {
 	echo "${k#/boot/vmlinuz-}"
 }
 
-# Sets KVER, BZIMAGE, KDIR for kernel $1.
+# Sets KVER, BZIMAGE, KDIR, SI_ARCH (and scripts/arch.sh's variables) for kernel $1.
 resolve() {
+	SI_ARCH=$(si_arch_of "$1")
+	si_arch_setup "$SI_ARCH"
+	resolve_kernel "$1"
+}
+
+resolve_kernel() {
 	local kver='' dir
 	case $1 in
-	*-mttcg) resolve "${1%-mttcg}"; return ;;
-	*-full)  resolve "${1%-full}"; return ;;
-	*-lockdep-*) resolve "${1%-lockdep-*}"; return ;;
+	*-mttcg) resolve_kernel "${1%-mttcg}"; return ;;
+	*-full)  resolve_kernel "${1%-full}"; return ;;
+	*-lockdep-*) resolve_kernel "${1%-lockdep-*}"; return ;;
 	6.1-rt)  kver=$(newest '6.1.0-*-rt-amd64') ;;
 	6.1)     kver=$(newest '6.1.0-*-amd64' '-rt-') ;;
 	6.12-rt) kver=$(newest '6.12.*-rt-amd64') ;;
-	kasan | kasan-rt | kcsan-rt | debug-rt)
+	kasan | kasan-rt | kcsan-rt | debug-rt | kasan-rt-arm64)
 		local flavour=${1/#debug-rt/kasan-rt} klog
 		[ -f scripts/build-debug-kernel.sh ] ||
 			missing "$1" "scripts/build-debug-kernel.sh not found"
@@ -72,20 +83,23 @@ resolve() {
 		dir=$(bash scripts/build-debug-kernel.sh "$flavour" 2>"$klog" | tail -n1) ||
 			missing "$1" "scripts/build-debug-kernel.sh $flavour failed, see $klog"
 		KDIR=$dir/obj
-		BZIMAGE=$KDIR/arch/x86/boot/bzImage
+		BZIMAGE=$KDIR/$SI_KIMAGE
 		[ -f "$BZIMAGE" ] && [ -f "$KDIR/include/config/kernel.release" ] ||
-			missing "$1" "no bzImage/kernel.release under '$dir/obj'"
+			missing "$1" "no $SI_KIMAGE/kernel.release under '$dir/obj'"
 		KVER=$(cat "$KDIR/include/config/kernel.release")
 		return 0 ;;
-	7.x-rt | 7.x)
+	7.x-rt | 7.x | 6.1-rt-arm64 | 6.12-rt-arm64 | 7.x-rt-arm64)
 		# Debian's newest 7.x, unpacked by scripts/newer-kernels.sh
-		# (Debian 12 cannot install it).
+		# (Debian 12 cannot install it); Debian's arm64 RT kernels,
+		# unpacked by scripts/arm64-kernels.sh.
 		local d cache=${SI_CACHE:-/var/cache/si-timer}/kernels
-		if [ "$1" = 7.x-rt ]; then
-			d=$(newest_path "$cache/7.*-rt-amd64/done")
-		else
-			d=$(newest_path "$cache/7.*-amd64/done" '-rt-amd64/done$')
-		fi
+		case $1 in
+		7.x-rt) d=$(newest_path "$cache/7.*-rt-amd64/done") ;;
+		7.x) d=$(newest_path "$cache/7.*-amd64/done" '-rt-amd64/done$') ;;
+		6.1-rt-arm64) d=$(newest_path "$cache/6.1.0-*-rt-arm64/done") ;;
+		6.12-rt-arm64) d=$(newest_path "$cache/6.12.*-rt-arm64/done") ;;
+		7.x-rt-arm64) d=$(newest_path "$cache/7.*-rt-arm64/done") ;;
+		esac
 		d=${d%/done}
 		[ -n "$d" ] || missing "$1" "not in $cache: run make deps"
 		KVER=${d##*/}
@@ -137,12 +151,12 @@ prepare() {
 	# --checksum --no-times: a file changed since the last copy gets a new mtime,
 	# so make rebuilds it even if its objects are newer than its edit.
 	rsync -a --no-times --checksum --delete --filter=':- .gitignore' --exclude=/.git "$top/" "$src/"
-	make -C "$KDIR" M="$top/$src" W=1 modules >&2
+	make -C "$KDIR" M="$top/$src" "${SI_KMAKE[@]}" W=1 modules >&2
 
 	ir=$b/initramfs
 	rm -rf "$ir"
 	mkdir -p "$ir"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,si}
-	cp /bin/busybox "$ir/bin/busybox"
+	cp "$SI_BUSYBOX" "$ir/bin/busybox"
 	install -m 0755 selftests/init.sh "$ir/init"
 	install -m 0644 selftests/ktap.sh "$ir/ktap.sh"
 	cp "$src/si_timer.ko" "$ir/si/"
@@ -157,19 +171,21 @@ prepare() {
 	touch "$ir/si/tests.list"
 	[ -f "$src/selftests/si_timer_demo.ko" ] && cp "$src/selftests/si_timer_demo.ko" "$ir/si/"
 	# The benchmarks (make bench; make check runs them briefly as a smoke
-	# test, except on NAME-full: no /si/bench, no smoke).
-	if [[ $name != *-full && $name != *-full-* && $name != *-lockdep-* ]]; then
+	# test, except on NAME-full, NAME-lockdep-CASE and NAME-mttcg: no
+	# /si/bench, no smoke; under MTTCG each of their si_timer loads is one
+	# more round of live text patching that may crash the guest: testing.md).
+	if [[ $name != *-full && $name != *-full-* && $name != *-lockdep-* && $name != *-mttcg ]]; then
 		mkdir -p "$ir/si/bench"
 		cp "$src"/bench/*.ko "$ir/si/bench/"
-		gcc -static -O2 -Wall -o "$ir/si/bench/si_bench_udp" bench/si_bench_udp.c
-		gcc -static -O2 -Wall -o "$ir/si/bench/si_bench_modtime" bench/si_bench_modtime.c
+		"$SI_USER_CC" -static -O2 -Wall -o "$ir/si/bench/si_bench_udp" bench/si_bench_udp.c
+		"$SI_USER_CC" -static -O2 -Wall -o "$ir/si/bench/si_bench_modtime" bench/si_bench_modtime.c
 	fi
 	sed -n 's/^#define[[:space:]]*SI_TIMER_VERSION[[:space:]]*"\(.*\)".*/\1/p' \
 		include/si_timer.h > "$ir/si/version"
 	(cd "$ir" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -1) \
 		> "$b/initramfs.cpio.gz"
-	printf 'KVER=%q\nBZIMAGE=%q\nINITRD=%q\n' "$KVER" "$BZIMAGE" "$top/$b/initramfs.cpio.gz" \
-		> "$b/boot.env"
+	printf 'KVER=%q\nBZIMAGE=%q\nINITRD=%q\nSI_ARCH=%q\nSI_TIMEOUT_FACTOR=%q\n' "$KVER" \
+		"$BZIMAGE" "$top/$b/initramfs.cpio.gz" "$SI_ARCH" "$SI_TIMEOUT_FACTOR" > "$b/boot.env"
 }
 
 # An initramfs of busybox, /init and the files under $2, for kernel $1,
@@ -180,14 +196,14 @@ pack() {
 	ir=$b/initramfs
 	rm -rf "$ir"
 	mkdir -p "$ir"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,si}
-	cp /bin/busybox "$ir/bin/busybox"
+	cp "$SI_BUSYBOX" "$ir/bin/busybox"
 	install -m 0755 selftests/init.sh "$ir/init"
 	install -m 0644 selftests/ktap.sh "$ir/ktap.sh"
 	cp -a "$2/." "$ir/"
 	(cd "$ir" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -1) \
 		> "$b/initramfs.cpio.gz"
-	printf 'KVER=%q\nBZIMAGE=%q\nINITRD=%q\n' "$KVER" "$BZIMAGE" "$top/$b/initramfs.cpio.gz" \
-		> "$b/boot.env"
+	printf 'KVER=%q\nBZIMAGE=%q\nINITRD=%q\nSI_ARCH=%q\nSI_TIMEOUT_FACTOR=%q\n' "$KVER" \
+		"$BZIMAGE" "$top/$b/initramfs.cpio.gz" "$SI_ARCH" "$SI_TIMEOUT_FACTOR" > "$b/boot.env"
 }
 
 # Boot a prepared kernel; the serial console is stdio (-nographic: Ctrl-A x quits).
@@ -202,28 +218,15 @@ pack() {
 # the cost benchmarks. SI_QEMU_ARGS adds other QEMU options.
 SI_VM_ACCEL=${SI_VM_ACCEL:-tcg,thread=single}
 icount=()
+# shellcheck disable=SC2054 # one QEMU option: its suboptions are comma-separated
 [ "${SI_VM_ICOUNT:-0}" = 1 ] && icount=(-icount shift=0,sleep=off)
-
-# Under TCG the guest's TSC runs at the host's rate, but its boot-time
-# calibration against the emulated PIT fails now and then on a busy host
-# ("PIT calibration deviates from HPET: 137650 2096027"): guest time then
-# runs 15 times fast and every timing goes wrong. Tell it the host's rate
-# (SI_TSC_KHZ=off: let it calibrate; icount boots have a virtual TSC).
-tsc_khz() {
-	[ "${SI_TSC_KHZ:-}" = off ] || [ ${#icount[@]} -gt 0 ] && return
-	if [ -n "${SI_TSC_KHZ:-}" ]; then
-		echo "$SI_TSC_KHZ"
-		return
-	fi
-	dmesg 2>/dev/null | sed -n 's/.*tsc: \(Refined TSC clocksource calibration: \|Detected \)\([0-9]*\)\.\([0-9]\{3\}\) MHz.*/\2\3/p' |
-		tail -n1
-}
 
 boot() {
 	local name=$1 mode=$2 loglevel=7
 	[ -f "build/$name/boot.env" ] || die "build/$name not prepared"
 	# shellcheck source=/dev/null
 	. "build/$name/boot.env"
+	si_arch_setup "${SI_ARCH:-x86_64}"
 	case $mode in check | script) ;; *) loglevel=5 ;; esac	# run/shell: warnings and worse
 	[[ $name != *-mttcg ]] || SI_VM_ACCEL=tcg,thread=multi
 	local preempt=
@@ -231,17 +234,15 @@ boot() {
 	local lockdep=
 	[[ $name != *-lockdep-* ]] ||
 		lockdep="si_only_modules=1 si_lockdep_test.report=${name##*-lockdep-}"
-	local khz
-	khz=$(tsc_khz)
 	# shellcheck disable=SC2086 # SI_QEMU_ARGS: one word per option
-	exec qemu-system-x86_64 -accel "$SI_VM_ACCEL" "${icount[@]}" -smp "${SI_VM_CPUS:-4}" -m 1G \
+	exec "${SI_QEMU[@]}" -accel "$SI_VM_ACCEL" "${icount[@]}" -smp "${SI_VM_CPUS:-4}" -m 1G \
 		-nographic -no-reboot -nic none ${SI_QEMU_ARGS:-} -kernel "$BZIMAGE" -initrd "$INITRD" \
-		-append "console=ttyS0 tsc=reliable panic=-1 sysrq_always_enabled printk.devkmsg=on loglevel=$loglevel si_mode=$mode ${khz:+tsc_early_khz=$khz} $preempt $lockdep ${SI_APPEND:-}"
+		-append "$SI_APPEND_ARCH panic=-1 sysrq_always_enabled printk.devkmsg=on loglevel=$loglevel si_mode=$mode $preempt $lockdep ${SI_APPEND:-}"
 }
 
 cmd=${1:-}
 case $cmd in
-resolve) resolve "$2"; printf 'KVER=%s\nBZIMAGE=%s\nKDIR=%s\n' "$KVER" "$BZIMAGE" "$KDIR" ;;
+resolve) resolve "$2"; printf 'KVER=%s\nBZIMAGE=%s\nKDIR=%s\nSI_ARCH=%s\n' "$KVER" "$BZIMAGE" "$KDIR" "$SI_ARCH" ;;
 prepare) prepare "$2" ;;
 pack) pack "$2" "$3" "$4" ;;
 qemu) boot "$2" "$3" ;;
@@ -249,7 +250,7 @@ run)
 	prepare "$2"
 	mkdir -p build/logs
 	log=build/logs/run-$2.log
-	timeout "${SI_BOOT_TIMEOUT:-300}" "$0" qemu "$2" run < /dev/null | tee "$log"
+	timeout $((${SI_BOOT_TIMEOUT:-300} * SI_TIMEOUT_FACTOR)) "$0" qemu "$2" run < /dev/null | tee "$log"
 	grep -q 'SI_TIMER_HARNESS_DONE' "$log" || die "the VM did not finish (console log: $log)" ;;
 shell) prepare "$2"; boot "$2" shell ;;
 *) sed -n '4,18s/^# \{0,1\}//p' "$0" >&2; exit 1 ;;
