@@ -34,7 +34,7 @@ import re
 import shlex
 import sys
 
-from c_text import block_end, call_args, strip_comments
+from c_text import block_end, call_args, split_args, strip_comments
 
 CALLS = (r"timer_setup|timer_setup_on_stack|mod_timer|mod_timer_pending|timer_reduce|add_timer|"
          r"add_timer_on|add_timer_local|add_timer_global|del_timer|del_timer_sync|"
@@ -66,7 +66,10 @@ def struct_defs(texts):
     members, timers = {}, {}
     for t in texts.values():
         for m in re.finditer(r"\bstruct\s+(\w+)\s*\{", t):
-            body = t[m.end():block_end(t, m.end() - 1)]
+            # A preprocessor line ends the member before it: the member
+            # after an #endif (struct net_bridge's hello_timer) is one too.
+            body = re.sub(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", ";", t[m.end():block_end(t, m.end() - 1)],
+                          flags=re.M)
             mem, tim = members.setdefault(m.group(1), {}), timers.setdefault(m.group(1), set())
             for d in re.finditer(r"(?:^|(?<=[;{}]))\s*(?:const\s+)?(struct\s+(\w+)|\w+)\s+([^;(){}]+);",
                                  body):
@@ -179,14 +182,216 @@ def owned(expr, own, dwork, typed=None):
     """The timer an expression names is the driver's own: as the types of
     its chain say, else by its member name."""
     typed = TYPED if typed is None else typed
+    p = parts(expr)
+    if p and p[-1] in KEPT and (len(p) > 1 or expr.strip().startswith("&")):
+        return False            # kept a timer_list with a helper (kept_group())
     if norm(expr) in typed:
         return typed[norm(expr)]
-    p = parts(expr)
     if len(p) <= 1:
         return True             # a variable or a callback's parameter
     if p[-2] in dwork or p[-2] in ("dwork", "work") and p[-1] == "timer":
         return False
     return p[-1] in own
+
+
+# --- Timers kept a timer_list with their helpers ----------------------------
+#
+# A function of the files that takes a struct timer_list * (a helper such as
+# net/bridge's br_timer_value()) is retyped with the timers only if every
+# timer it is handed is converted: handed a kernel-owned one as well
+# (br_timer_value(&br->gc_work.timer)), it keeps its timer_list parameter,
+# and so does every timer of the driver handed to it, with its callbacks and
+# its calls: the group is decided together, all converted or all listed.
+# The same for a callback whose address escapes to a function the files do
+# not define (net/dccp's inet_csk_init_xmit_timers(sk, &dccp_write_timer,
+# ...), which sets up struct inet_connection_sock's timers with it): the
+# kernel calls it with a timer_list, so it keeps its parameter, and so does
+# every timer of the driver set up with it.
+
+KEPT = {}           # member or variable name -> why it stays a timer_list
+KEPT_FUNCS = {}     # function -> {timer_list * parameter or local kept: why}
+KEEP_AT = set()     # (path, line, column) of each word timer_list to keep
+TIMER_PTR = re.compile(r"^\s*(?:const\s+)?struct\s+timer_list\s*\*\s*(?:const\s+)?(\w+)\s*$")
+FUNC_HEAD = re.compile(r"^[A-Za-z_][^;{}()#]*?\b(\w+)\s*\(([^;{}]*?)\)\s*(\{|;)", re.M)
+LOCAL_PTR = re.compile(r"\bstruct\s+timer_list\s*\*\s*(\w+)\s*[;=,)]")
+# Calls a callback may be handed to without escaping: the setups the kit
+# converts (or keeps, with their timer), and what is no call.
+CB_SETUPS = re.compile(r"(?:si_)?timer_setup(?:_on_stack)?|DEFINE_(?:SI_)?TIMER|__(?:SI_)?TIMER_INITIALIZER|"
+                       r"if|while|for|switch|return|sizeof|typeof|__typeof__|defined")
+
+
+def foreign(reason):
+    """The node of one kernel-owned thing a group is joined to: a group
+    joined to any stays timer_list whole, listed with these reasons."""
+    return ("F", reason)
+
+
+def kept_group(texts, own, dwork):
+    """Fill KEPT, KEPT_FUNCS and KEEP_AT. Every place a driver's timer can
+    flow to is a node: the timer (by member or variable name), each
+    struct timer_list * parameter of a function of the files, each such
+    local pointer. A call, an assignment, a setup (the timer to its
+    callback's parameter) or one declaration joins its nodes; a group
+    joined to a kernel-owned timer stays timer_list whole."""
+    parent = {}
+
+    def find(x):
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(a, b, reason=None):
+        # A kernel-owned node takes the reason that says how the group met it.
+        a, b = [foreign(reason) if x[0] == "F" and reason else x for x in (a, b)]
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[rb] = ra
+
+    funcs = []          # (path, name, {param: index}, body start, body end)
+    for p, t in texts.items():
+        for m in FUNC_HEAD.finditer(t):
+            if m.group(3) != "{" or brace_depth(t, m.start()) != 0:
+                continue
+            params = {}
+            for i, a in enumerate(split_args(m.group(2))):
+                pm = TIMER_PTR.match(a)
+                if pm:
+                    params[pm.group(1)] = i
+            funcs.append((p, m.group(1), params, m.end() - 1, block_end(t, m.end() - 1)))
+    takes = {}          # function -> {index: parameter}
+    for p, name, params, s, e in funcs:
+        if params:
+            takes.setdefault(name, {i: n for n, i in params.items()})
+    for p, name, params, s, e in funcs:
+        t = texts[p]
+        body = t[s:e]
+        locs, decls = set(LOCAL_PTR.findall(body)), []
+        for dm in re.finditer(r"\bstruct\s+timer_list\s+(\*[^;(){}]+);", body):
+            ns = [re.match(r"\s*\*\s*(\w+)", d) for d in dm.group(1).split(",")]
+            decls.append([n.group(1) for n in ns if n])
+            locs.update(decls[-1])
+
+        def node(a, pos):
+            a = a.strip()
+            if re.fullmatch(r"\w+", a):
+                if a in params:
+                    return ("p", name, a), None
+                if a in locs:
+                    return ("l", name, a), None
+                return None, None
+            if a.startswith("&") and parts(a):
+                if owned(a, own, dwork):
+                    return ("m", parts(a)[-1]), None
+                r = "%s (%s:%d)" % (" ".join(a.split()), p, line_of(t, pos))
+                return foreign(r), r
+            return None, None
+
+        for m in re.finditer(r"\b(\w+)\s*\(", body):
+            c, pos = m.group(1), s + m.start()
+            setup = re.fullmatch(r"timer_setup(?:_on_stack)?", c)
+            if c not in takes and not setup:
+                continue
+            try:
+                args = call_args(body, m.end() - 1)
+            except ValueError:
+                continue
+            if setup:
+                if len(args) >= 2 and args[1].strip() in takes:
+                    cb = args[1].strip()
+                    n, r = node(args[0], pos)
+                    for pn in takes[cb].values():
+                        if n:
+                            union(n, ("p", cb, pn), r and "its callback %s() is set up on the kernel-owned "
+                                  "timer %s" % (cb, r))
+                continue
+            for i, pn in takes[c].items():
+                if i < len(args):
+                    n, r = node(args[i], pos)
+                    if n:
+                        union(n, ("p", c, pn), r and "%s() is also handed the kernel-owned timer %s"
+                              % (c, r))
+        for ns in decls:        # struct timer_list *a, *b: one type
+            for a, b in zip(ns, ns[1:]):
+                union(("l", name, a), ("l", name, b))
+        for loc in locs:
+            for am in re.finditer(r"(?<![\w>.])%s\s*=(?!=)\s*([^;]+);" % re.escape(loc), body):
+                n, r = node(am.group(1), s + am.start())
+                if n:
+                    union(("l", name, loc), n, r and "%s() points %s at the kernel-owned timer %s"
+                          % (name, loc, r))
+    # A callback (a function of the files taking a struct timer_list *)
+    # whose address is handed to a function the files do not define: the
+    # kernel will call it with a timer_list of its own.
+    defined = set(f[1] for f in funcs)
+    for p, t in texts.items():
+        for m in re.finditer(r"\b(\w+)\s*\(", t):
+            c = m.group(1)
+            if c in defined or CB_SETUPS.fullmatch(c) or c in takes:
+                continue
+            try:
+                args = call_args(t, m.end() - 1)
+            except ValueError:
+                continue
+            for a in args:
+                e = norm(a)
+                while e[:1] == "(" and e[-1:] == ")":
+                    e = e[1:-1]
+                e = e.lstrip("&")
+                if e in takes:
+                    r = "its callback %s() is passed to %s() (%s:%d), a function the files do not " \
+                        "define: the kernel calls it with a struct timer_list *" % (e, c, p, line_of(t, m.start()))
+                    for pn in takes[e].values():
+                        union(foreign(r), ("p", e, pn), r)
+    # One declaration, one type.
+    for p, t in texts.items():
+        for m in re.finditer(r"\bstruct\s+(timer_list)\s+([^;(){}=]+)[;=]", t):
+            names = [re.match(r"\s*\**\s*(\w+)", d) for d in m.group(2).split(",")]
+            names = [n.group(1) for n in names if n]
+            for a, b in zip(names, names[1:]):
+                union(("m", a), ("m", b))
+    reasons = {}        # root of a kept group -> its kernel-owned nodes' reasons
+    for x in list(parent):
+        if x[0] == "F":
+            rs = reasons.setdefault(find(x), [])
+            if x[1] not in rs:
+                rs.append(x[1])
+    kept_idx = {}       # function -> indices of its kept parameters (prototypes may not name them)
+    for x in list(parent):
+        if x[0] == "F" or find(x) not in reasons:
+            continue
+        text = ("%s; the driver's timers, helpers and callbacks that share it stay a timer_list "
+                "together: split that code (an si_timer twin of the helper) to convert them"
+                % "; ".join(sorted(reasons[find(x)])))
+        if x[0] == "m":
+            KEPT[x[1]] = text
+        else:
+            KEPT_FUNCS.setdefault(x[1], {})[x[2]] = text
+            if x[0] == "p":
+                kept_idx.setdefault(x[1], set()).update(
+                    i for i, n in takes.get(x[1], {}).items() if n == x[2])
+    for p, t in texts.items():
+        for m in re.finditer(r"\bstruct\s+(timer_list)\s+([^;(){}=]+)[;=]", t):
+            names = [re.match(r"\s*\**\s*(\w+)", d) for d in m.group(2).split(",")]
+            if any(n and n.group(1) in KEPT for n in names) and not m.group(2).lstrip().startswith("*"):
+                KEEP_AT.add((p,) + line_col(t, m.start(1)))
+        for m in FUNC_HEAD.finditer(t):
+            kept = KEPT_FUNCS.get(m.group(1), {})
+            if not kept:
+                continue
+            for i, a in enumerate(split_args(m.group(2))):
+                pm = TIMER_PTR.match(a)
+                if (pm and pm.group(1) in kept) or (i in kept_idx.get(m.group(1), ()) and
+                                                    re.match(r"\s*(?:const\s+)?struct\s+timer_list\s*\*", a)):
+                    w = re.search(r"timer_list", a)
+                    off = m.start(2) + m.group(2).index(a) + w.start()
+                    KEEP_AT.add((p,) + line_col(t, off))
+            if m.group(3) == "{":
+                body_s = m.end() - 1
+                for lm in LOCAL_PTR.finditer(t, body_s, block_end(t, body_s)):
+                    if lm.group(1) in kept:
+                        KEEP_AT.add((p,) + line_col(t, lm.start() + lm.group(0).index("timer_list")))
 
 
 def typed_scan(texts):
@@ -921,6 +1126,7 @@ def main():
     TYPED.update(typed_scan(texts))
     global STRUCTS
     STRUCTS = struct_defs(texts)
+    kept_group(texts, own, dwork)
     texts_raw = {}
     for f in files:
         with open(f, errors="replace") as fh:
@@ -936,7 +1142,11 @@ def main():
         for m in re.finditer(r"\b(?:si_)?hrtimer_(?:setup|init)\w*\s*\(", t):
             hrt.update(parts(first_arg(t, m.end() - 1))[-1:])
     if sys.argv[1] == "env":
-        print("SI_OWN_MEMBERS=%s" % shlex.quote(",".join(sorted(own))))
+        print("SI_OWN_MEMBERS=%s" % shlex.quote(",".join(sorted(own - set(KEPT)))))
+        print("SI_KEPT=%s" % shlex.quote(",".join(sorted(KEPT))))
+        print("SI_KEEP_AT=%s" % shlex.quote("\n".join("%s\t%d\t%d" % a for a in sorted(KEEP_AT))))
+        print("SI_KEEP_PARAMS=%s" % shlex.quote(",".join(
+            "%s=%s" % (f, n) for f, ns in sorted(KEPT_FUNCS.items()) for n in sorted(ns))))
         print("SI_DWORK=%s" % shlex.quote(",".join(sorted(dwork))))
         print("SI_TYPED_OWN=%s" % shlex.quote(" ".join(sorted(k for k, v in TYPED.items() if v))))
         print("SI_TYPED_FOREIGN=%s" % shlex.quote(" ".join(sorted(k for k, v in TYPED.items() if not v))))
@@ -964,6 +1174,11 @@ def main():
                 includes = re.findall(r"^\s*#\s*include\s*<([^>]+)>", texts[p], re.M)
                 where[key] = kernel_struct(member, kdir, stype, includes) if os.path.isdir(kdir) else None
             ks = where[key]
+        if member in KEPT:
+            print("%s:%d: %s(%s): kept a timer_list, left alone: %s"
+                  % (p, line, fn, ", ".join(" ".join(a.split()) for a in call_args(texts[p], m.end() - 1))
+                     if fn != ".function =" else expr, KEPT[member]))
+            continue
         if ks and ks[0] == "struct delayed_work":
             why = ("the timer of a delayed_work (include/linux/workqueue.h), the workqueue's: "
                    "leave it to the workqueue API (cancel_delayed_work_sync() and co)")
@@ -984,7 +1199,17 @@ def main():
         else:
             what = "%s(%s)" % (fn, ", ".join(" ".join(a.split()) for a in call_args(texts[p], m.end() - 1)))
         print("%s:%d: %s: kernel-owned timer, left alone: %s" % (p, line, what, why))
-    for p, line, why in sorted(hplan.left):
+    # In the order of the files given (si-migrate.sh --diff gives copies whose
+    # names do not sort as the files' do): the same list in every mode.
+    order = {f: i for i, f in enumerate(files)}
+    for p, ln, col in sorted(KEEP_AT, key=lambda a: (order.get(a[0], len(order)), a)):
+        text = texts_raw[p].split("\n")[ln - 1].strip()
+        names = [n for n in KEPT if re.search(r"\b%s\b" % re.escape(n), text)]
+        fns = [f for f in KEPT_FUNCS if re.search(r"\b%s\s*\(" % re.escape(f), text)]
+        why = KEPT[names[0]] if names else KEPT_FUNCS[fns[0]][sorted(KEPT_FUNCS[fns[0]])[0]] \
+            if fns else "kept a timer_list"
+        print("%s:%d: %s: kept a timer_list: %s" % (p, ln, text, why))
+    for p, line, why in sorted(hplan.left, key=lambda a: (order.get(a[0], len(order)), a)):
         print("%s:%d: %s: %s" % (p, line, texts_raw[p].split("\n")[line - 1].strip(), why))
     for p, t in texts.items():
         for m in FUNCTION_SET.finditer(t):

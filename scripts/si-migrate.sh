@@ -7,7 +7,9 @@
 #
 #   si-migrate.sh [--diff] FILE|DIR...
 #
-# DIR: every *.c and *.h below it. --diff prints the change instead of
+# DIR: every *.c and *.h below it. FILE: every file of its module (or
+# modules), from its directory's Kbuild/Makefile (scripts/kbuild_mod.py);
+# its directory when no Makefile lists it. --diff prints the change instead of
 # writing it. The driver's soft hrtimers (HRTIMER_MODE_*_SOFT) become
 # si_hrtimers; hard ones stay. Converted callbacks stay in compatible mode;
 # audit them with scripts/si-timer-audit.py before adding
@@ -26,14 +28,29 @@ command -v spatch > /dev/null || die "spatch not found (apt-get install coccinel
 
 diff_only=
 [ "${1:-}" = --diff ] && { diff_only=1; shift; }
-[ $# -gt 0 ] || { sed -n '4,17s/^# \{0,1\}//p' "$0" >&2; exit 1; }
+[ $# -gt 0 ] || { sed -n '4,19s/^# \{0,1\}//p' "$0" >&2; exit 1; }
 
 files=()
+tmp_mod=$(mktemp)
+trap 'rm -f "$tmp_mod"' EXIT
 for a in "$@"; do
 	if [ -d "$a" ]; then
 		mapfile -t -O "${#files[@]}" files < <(find "$a" -type f \( -name '*.c' -o -name '*.h' \) | sort)
 	elif [ -f "$a" ]; then
-		files+=("$a")
+		# The unit of a conversion is the module: the files of the
+		# module(s) $a belongs to (its directory's Kbuild/Makefile
+		# objects and the headers they include; the directory when no
+		# Makefile lists it). A timer's type, its users and its helpers
+		# are converted together or listed together.
+		mapfile -t mod < <(python3 "$here/kbuild_mod.py" files "$a" 2> "$tmp_mod")
+		if [ "${#mod[@]}" -gt 1 ]; then
+			echo "si-migrate: $a is one file of: $(sed 's/^si-migrate: //' "$tmp_mod" | paste -sd';')" >&2
+			echo "si-migrate: converting all ${#mod[@]} files of it (the unit of a conversion is the module)" >&2
+		fi
+		for m in "${mod[@]}"; do
+			case " ${files[*]} " in *" $m "*) ;; *) files+=("$m") ;; esac
+		done
+		[ "${#mod[@]}" -gt 0 ] || files+=("$a")
 	else
 		die "$a: no such file or directory"
 	fi
@@ -45,10 +62,10 @@ done
 # hrtimers become si_hrtimers, and the positions to rewrite for them.
 SI_HRT_EXCLUDE=
 plan() {
-	SI_OWN_MEMBERS= SI_DWORK= SI_FOREIGN_CB= SI_TYPED_OWN= SI_TYPED_FOREIGN=
+	SI_OWN_MEMBERS='' SI_DWORK='' SI_FOREIGN_CB='' SI_TYPED_OWN='' SI_TYPED_FOREIGN='' SI_KEPT='' SI_KEEP_AT='' SI_KEEP_PARAMS=''
 	SI_HRT_IDS='' SI_HRT_CBS='' SI_HRT_AT='' SI_HRT_EXPRS=''
 	eval "$(python3 "$scan" env "${files[@]}")"
-	export SI_MIGRATE_SCAN=$scan SI_OWN_MEMBERS SI_DWORK SI_FOREIGN_CB SI_TYPED_OWN \
+	export SI_MIGRATE_SCAN=$scan SI_OWN_MEMBERS SI_DWORK SI_FOREIGN_CB SI_TYPED_OWN SI_KEPT SI_KEEP_AT SI_KEEP_PARAMS \
 		SI_TYPED_FOREIGN SI_HRT_IDS SI_HRT_CBS SI_HRT_AT SI_HRT_EXPRS SI_HRT_EXCLUDE
 }
 
@@ -110,7 +127,7 @@ convert() {
 
 rc=0
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" "$tmp_mod"' EXIT
 # Every file is converted in a copy. An hrtimer of the plan that Coccinelle
 # could not rewrite everywhere (a use in a macro, code it cannot parse)
 # would be half converted: its group goes to SI_HRT_EXCLUDE and every file

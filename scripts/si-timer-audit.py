@@ -58,6 +58,7 @@ import os
 import re
 import sys
 
+import kbuild_mod
 from c_text import block_end, call_args, split_args, strip_comments
 
 LOCK_CALL = re.compile(
@@ -139,7 +140,8 @@ NOT_CALLS = {"from_timer", "timer_container_of", "si_timer_container_of", "conta
              "atomic_inc", "atomic_dec", "atomic_read", "atomic_set", "atomic_add", "atomic_sub",
              "test_bit", "set_bit", "clear_bit", "readl", "writel", "ioread32", "iowrite32", "le32_to_cpu",
              "cpu_to_le32", "le16_to_cpu", "cpu_to_le16", "IS_ENABLED", "offsetof", "typeof"}
-RANK = {"safe": 0, "mask_hrtimer": 1, "review": 2, "needs_bh": 3, "keep_compatible": 4}
+RANK = {"safe": 0, "mask_hrtimer": 1, "review": 2, "needs_bh": 3, "keep_compatible": 4,
+        "kernel_owned": 5}
 
 # Where a function handed to a registration runs. Definite softirq kinds make
 # a shared plain lock needs_bh; "timer" kinds (the TIMER vector, and the
@@ -250,6 +252,7 @@ FIELDS = {
     "complete@blk_mq_ops": (SOFTIRQ, "block completion (BLOCK softirq)"),
     "bi_end_io": (SOFTIRQ, "bio completion (may run in the BLOCK softirq)"),
     "complete": (MAYBE, "completion handler"),
+    "rcv@stp_proto": (SOFTIRQ, "LLC/STP receive handler (stp_proto .rcv, NET_RX softirq)"),
     "rcv": (SOFTIRQ, "receive handler"),
     # Process context.
     "probe": (PROCESS, "probe"), "freeze": (PROCESS, "PM"), "thaw": (PROCESS, "PM"),
@@ -267,6 +270,28 @@ FIELDS = {
     "ndo_change_mtu": (PROCESS, "ndo_change_mtu"), "ndo_eth_ioctl": (PROCESS, "ioctl"),
     "ndo_siocdevprivate": (PROCESS, "ioctl"), "ndo_set_mac_address": (PROCESS, "ndo_set_mac_address"),
     "ndo_do_ioctl": (PROCESS, "ioctl"),
+    "priv_destructor": (PROCESS, "net_device priv_destructor (netdev_run_todo(), process context)"),
+    # mac80211: .tx runs in the transmit path (NET_TX softirq, or with bottom
+    # halves off from ieee80211_xmit()); its TX queue wake-up too.
+    "tx@ieee80211_ops": (SOFTIRQ, "mac80211 .tx (transmit path: NET_TX softirq, bottom halves off)"),
+    "wake_tx_queue@ieee80211_ops": (SOFTIRQ, "mac80211 .wake_tx_queue (transmit path, bottom halves "
+                                             "off)"),
+    # Socket calls from system calls: process context.
+    "sendmsg": (PROCESS, "sendmsg (system call)"), "recvmsg": (PROCESS, "recvmsg (system call)"),
+    "sendmsg@proto_ops": (PROCESS, "proto_ops .sendmsg (system call)"),
+    "recvmsg@proto_ops": (PROCESS, "proto_ops .recvmsg (system call)"),
+    "peek_len@proto_ops": (PROCESS, "proto_ops .peek_len (vhost, process context)"),
+    "connect": (PROCESS, "connect (system call)"), "bind": (PROCESS, "bind (system call)"),
+    "listen": (PROCESS, "listen (system call)"), "setsockopt": (PROCESS, "setsockopt"),
+    "getsockopt": (PROCESS, "getsockopt"),
+    # file_operations: system calls, process context.
+    "read_iter@file_operations": (PROCESS, "file_operations .read_iter"),
+    "write_iter@file_operations": (PROCESS, "file_operations .write_iter"),
+    "fasync@file_operations": (PROCESS, "file_operations .fasync"),
+    "flush@file_operations": (PROCESS, "file_operations .flush"),
+    "fsync@file_operations": (PROCESS, "file_operations .fsync"),
+    "splice_read@file_operations": (PROCESS, "file_operations .splice_read"),
+    "splice_write@file_operations": (PROCESS, "file_operations .splice_write"),
     "init@Qdisc_ops": (PROCESS, "qdisc init"), "destroy@Qdisc_ops": (PROCESS, "qdisc destroy"),
     "change@Qdisc_ops": (PROCESS, "qdisc change"), "dump@Qdisc_ops": (PROCESS, "qdisc dump"),
     "dump_stats@Qdisc_ops": (PROCESS, "qdisc dump"),
@@ -412,8 +437,9 @@ def functions(path, text):
                     # The parameters: the first parenthesis after the name.
                     params = call_args(head, m.start(1))
                     line = text.count("\n", 0, last + m.start(1)) + 1
-                    out.append(Func(path, m.group(1), line, text[i:j],
-                                    text.count("\n", 0, i) + 1, params))
+                    fn = Func(path, m.group(1), line, text[i:j], text.count("\n", 0, i) + 1, params)
+                    fn.ret = " ".join(head[:m.start(1)].split()[-4:])
+                    out.append(fn)
                     i, last = j, j
                     continue
             depth += 1
@@ -445,16 +471,19 @@ def bh_disabled_at(body, pos, off=BH_OFF, on=BH_ON):
 
 class Tree:
     def __init__(self, paths):
-        self.files = {}
-        for p in paths:
-            if os.path.isdir(p):
-                for d, _, names in sorted(os.walk(p)):
-                    for n in sorted(names):
-                        if n.endswith((".c", ".h")):
-                            f = os.path.join(d, n)
-                            self.files[f] = os.path.relpath(f, p)
-            else:
-                self.files[p] = os.path.basename(p)
+        # The unit is the module: every source file of the module(s) each
+        # path belongs to, as its directory's Kbuild/Makefile lists them
+        # (scripts/kbuild_mod.py); the directory, whole, where none does.
+        self.files, self.units, self.unit = {}, kbuild_mod.modules(paths), {}
+        bases = [os.path.normpath(p if os.path.isdir(p) else os.path.dirname(p) or ".") for p in paths]
+        for i, mod in enumerate(self.units):
+            for f in mod.files:
+                if f not in self.files:
+                    base = next((b for b in bases if not os.path.relpath(f, b).startswith("..")),
+                                bases[0])
+                    self.files[f] = os.path.relpath(f, base)
+                self.unit.setdefault(f, set()).add(i)
+        self.bases = bases
         self.raw = {f: strip_comments(open(f, errors="replace").read()) for f in self.files}
         self.text = {f: first_branch(t) for f, t in self.raw.items()}
         self.defs = {}      # name -> [Func], static functions may repeat across files
@@ -466,11 +495,82 @@ class Tree:
         for t in self.raw.values():
             for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n\\]+?)[ \t]*$", t, re.M):
                 self.consts.setdefault(m.group(1), m.group(2))
+        self.macro_text = {}    # object-like macros, continuation lines included
+        for t in self.raw.values():
+            for _, _, d in directives(t):
+                m = re.match(r"\s*#\s*define\s+(\w+)(?!\()\s(.*)", d, re.S)
+                if m:
+                    self.macro_text.setdefault(m.group(1), m.group(2).replace("\\\n", " "))
         self.globals = set()    # locks defined at file scope
         for t in self.raw.values():
             self.globals.update(re.findall(r"\bDEFINE_(?:RAW_)?(?:SPINLOCK|RWLOCK)\s*\(\s*(\w+)", t))
             self.globals.update(re.findall(r"^\s*(?:static\s+)?(?:raw_)?(?:spinlock_t|rwlock_t)\s+(\w+)",
                                            t, re.M))
+
+        # Locks declared in the files read: globals and members, by name.
+        self.lock_decls = set(self.globals)
+        for t in self.raw.values():
+            for m in re.finditer(r"\b(?:raw_)?(?:spinlock_t|rwlock_t)\s+([^;(){}=]+)[;=]", t):
+                for d in m.group(1).split(","):
+                    n = re.match(r"\s*\**\s*(\w+)", d)
+                    if n:
+                        self.lock_decls.add(n.group(1))
+
+    def kernel_owned(self, exprs):
+        """Why the timers set up with a callback are the kernel's (a
+        delayed_work's timer, a timer_list member no file read declares),
+        or None when one of them is the driver's."""
+        if not exprs:
+            return None
+        own = getattr(self, "_own_timers", None)
+        if own is None:
+            own = self._own_timers = set()
+            for t in self.raw.values():
+                for m in re.finditer(r"\bstruct\s+(?:timer_list|si_timer|hrtimer|si_hrtimer)\s+"
+                                     r"([^;(){}=]+)[;=]", t):
+                    for d in m.group(1).split(","):
+                        n = re.match(r"\s*\**\s*(\w+)", d)
+                        if n:
+                            own.add(n.group(1))
+                own.update(re.findall(r"\bDEFINE_(?:SI_)?TIMER\s*\(\s*(\w+)", t))
+        why = []
+        for e in exprs:
+            e = " ".join(e.split())
+            ps = [x for x in re.split(r"->|\.", re.sub(r"\[[^]]*\]", "", e.lstrip("&*( ").rstrip(") ")))
+                  if x.strip()]
+            if len(ps) < 2:
+                return None             # a variable, a parameter: not known to be the kernel's
+            if ps[-1].strip() == "timer" and re.search(r"work$", ps[-2].strip()):
+                why.append("%s is a delayed_work's timer, the workqueue's" % e)
+            elif ps[-1].strip() not in own:
+                why.append("%s: no file read declares a timer %s (a member of a kernel struct: "
+                           "struct sock's sk_timer, struct usb_hcd's rh_timer...)" % (e, ps[-1].strip()))
+            else:
+                return None
+        return "; ".join(why)
+
+    def same_unit(self, a, b):
+        """Files a and b are of one module, or of one directory."""
+        return os.path.dirname(a) == os.path.dirname(b) or \
+            bool(self.unit.get(a, set()) & self.unit.get(b, set()))
+
+    def read(self, path):
+        """What the audit read for the callback of file path."""
+        mods = [self.units[i] for i in sorted(self.unit.get(path, ()))]
+        return "; ".join(m.describe(self.rel) for m in mods)
+
+    def missing(self, path):
+        return sorted(set(x for i in self.unit.get(path, ()) for x in self.units[i].missing))
+
+    def rel(self, f):
+        """f relative to the kernel tree it is in (where MAINTAINERS is),
+        else to the current directory."""
+        d = os.path.dirname(os.path.abspath(f))
+        while d != os.path.dirname(d):
+            if os.path.isfile(os.path.join(d, "MAINTAINERS")) and os.path.isdir(os.path.join(d, "kernel")):
+                return os.path.relpath(f, d)
+            d = os.path.dirname(d)
+        return os.path.relpath(f)
 
     def func(self, name, path=None):
         """The definition of name, preferring the one in file path, and a
@@ -744,6 +844,7 @@ class Tree:
         """Timer callbacks {(name, file): (api, flags, timer key)}, handlers
         {(name, file): (kind, what)} and the threaded irq handlers."""
         timers, handlers, threaded, unknown = {}, {}, set(), {}
+        self.timer_exprs = {}       # (callback, file) -> the timers set up with it
 
         def add(fn, f, kind, what):
             old = handlers.get((fn, f))
@@ -759,6 +860,7 @@ class Tree:
                 if len(args) >= 2 and re.fullmatch(r"\w+", args[1]) and args[1] != "NULL":
                     flags = args[2] if len(args) > 2 and "timer_setup" in m.group("api") else ""
                     timers.setdefault((args[1], f), (m.group("api"), flags, member_key(args[0])))
+                    self.timer_exprs.setdefault((args[1], f), []).append(args[0])
             for m in DEFINE_TIMER.finditer(t):
                 timers.setdefault((m.group("fn"), f), (m.group("api"), "", m.group("t")))
             for m in TIMER_INIT.finditer(t):
@@ -778,6 +880,7 @@ class Tree:
                 elif (d is not None and d.params and TIMER_PARAM.match(d.params[0])) or \
                         (d is None and "timer" in m.group("lhs") and "hrtimer" not in m.group("lhs")):
                     timers.setdefault((fn, f), (".function =", "", key))
+                    self.timer_exprs.setdefault((fn, f), []).append(m.group("lhs"))
             for m in re.finditer(r"\b(\w+)\s*\(", t):
                 reg = m.group(1)
                 if reg not in REG_CALLS and reg not in THREADED_IRQ:
@@ -821,6 +924,9 @@ class Tree:
             # Initializers of known structures, then any .field = fn.
             for m in re.finditer(r"\bstruct\s+(\w+)\s+[\w\s\[\]]*?=\s*\{", t):
                 body = t[m.end():block_end(t, m.end() - 1)]
+                # fields an object-like macro brings (mac80211_hwsim's HWSIM_COMMON_OPS)
+                body += "".join(" " + self.macro_text[w] + "\n" for w in set(re.findall(r"\b[A-Z]\w+\b", body))
+                                if w in self.macro_text)
                 for fm in re.finditer(r"\.\s*(\w+)\s*=\s*&?\s*(\w+)\s*[,}\n]", body):
                     self._field(fm.group(1), m.group(1), fm.group(2), f, add, unknown)
             for fm in re.finditer(r"(?:\.|->)\s*(\w+)\s*=\s*&?\s*(\w+)\s*[,;}]", t):
@@ -913,13 +1019,16 @@ def audit(tree, tree_wide=False):
     # Timer callbacks found by their signature alone.
     for name, defs in tree.defs.items():
         for d in defs:
+            # a callback returns nothing (an hrtimer's: enum hrtimer_restart);
+            # br_timer_value(const struct timer_list *) is a helper
             if not d.macro and len(d.params) == 1 and TIMER_PARAM.match(d.params[0]) and \
+                    re.search(r"\bvoid$|\bhrtimer_restart$", getattr(d, "ret", "")) and \
                     not any(k == name for k, _ in timers):
                 timers[(name, d.path)] = ("signature", "", None)
 
     def near(path, regs):
         return [(k, v) for k, v in sorted(regs.items())
-                if tree_wide or os.path.dirname(k[1]) == os.path.dirname(path)]
+                if tree_wide or tree.same_unit(k[1], path)]
 
     # Context of each function: the kinds of the registrations reaching it.
     ctx = {}
@@ -981,15 +1090,24 @@ def audit(tree, tree_wide=False):
             ev.append(("review", "not parsed: no definition of %s() found in the sources given "
                        "(another file, a macro, or C the audit cannot read); audit it by hand" % cb))
             where = "%s:%d" % (tree.files[path], tree.raw[path].count("\n", 0, tree.raw[path].find(cb)) + 1)
+            ev.append(("read", tree.read(path)))
             report.append((tree.files[path], cb, "review", where, api, opted, ev, ev[0][1]))
             continue
         done.add(id(fcb))
+        foreign = tree.kernel_owned(tree.timer_exprs.get((cb, path), []))
+        if foreign:
+            ev = [("kernel_owned", "kernel-owned: cannot opt in: %s; it stays a timer_list, its "
+                   "callback runs in the TIMER softirq as before" % foreign),
+                  ("read", tree.read(fcb.path))]
+            report.append((tree.files[fcb.path], cb, "kernel_owned", "%s:%d" % (tree.files[fcb.path], fcb.line),
+                           api, opted, ev, ev[0][1]))
+            continue
         # found by its signature alone, an si_hrtimer's callback is one too
         hrt_cb = hrt_cb or bool(fcb.params and "si_hrtimer" in fcb.params[0])
         ttype, tkey = callback_timer(tree, fcb, tkey)
         mine = set(id(g) for g in tree.reach(cb, path))
         here = set(id(d) for ds in tree.defs.values() for d in ds
-                   if tree_wide or os.path.dirname(d.path) == os.path.dirname(path))
+                   if tree_wide or tree.same_unit(d.path, path))
         positive = []
         for lk in tree.locks(cb, path):
             if not lk["plain"]:
@@ -1015,7 +1133,7 @@ def audit(tree, tree_wide=False):
                     continue
                 if lk["type"] and other["type"] and lk["type"] != other["type"]:
                     continue
-                if not tree_wide and os.path.dirname(rpath) != os.path.dirname(path):
+                if not tree_wide and not tree.same_unit(rpath, path):
                     continue
                 if kind == SOFTIRQ:
                     bad.append((other, kwhat, root))
@@ -1056,6 +1174,15 @@ def audit(tree, tree_wide=False):
                            "SI_TIMER_SOFTINTERRUPTIBLE | SI_TIMER_MASK_HRTIMER (or take it with "
                            "spin_lock_bh())" % (what, kwhat, root, taker(other, root))))
                 verdict = worse("mask_hrtimer")
+            elif lk["key"] not in tree.lock_decls:
+                ev.append(("review", "%s; no file read declares it (no spinlock_t/rwlock_t %s in "
+                           "%s): its other takers are not read; find where it is declared and "
+                           "who else takes it" % (what, lk["key"], tree.read(path))))
+                verdict = worse("review")
+            elif tree.missing(path):
+                ev.append(("review", "%s; objects of the module not read (no source found): %s: "
+                           "they may take it too" % (what, ", ".join(tree.missing(path)))))
+                verdict = worse("review")
             else:
                 shared = []
                 if timer_only:
@@ -1174,6 +1301,7 @@ def audit(tree, tree_wide=False):
                                   bd.name)))
                     verdict = worse("review")
         ev = [e for i, e in enumerate(ev) if e not in ev[:i]]
+        ev.append(("read", tree.read(fcb.path)))
         where = "%s:%d" % (tree.files[fcb.path], fcb.line)
         if verdict == "safe":
             why = ("takes no lock" if not positive else
@@ -1206,8 +1334,10 @@ def main():
     rep = audit(Tree(args.paths), args.tree_wide)
     if args.format == "tsv":
         for path, cb, verdict, where, api, opted, ev, why in rep:
-            print("%s\t%s\t%s\t%d\t%s" % (path, cb, verdict, sum(e[0] != "info" for e in ev),
-                                         " ".join(why.split())))
+            print("%s\t%s\t%s\t%d\t%s\t%s" % (path, cb, verdict,
+                                             sum(e[0] not in ("info", "read") for e in ev),
+                                             " ".join(why.split()),
+                                             "; ".join(t for k, t in ev if k == "read")))
         return 0
     for path, cb, verdict, where, api, opted, ev, why in rep:
         print("%s() at %s [%s%s]: %s" % (cb, where, api, ", opted in" if opted else "", verdict))
@@ -1216,8 +1346,9 @@ def main():
         for kind, text in ev:
             print("    %-15s %s" % (kind, text))
     n = {v: sum(r[2] == v for r in rep) for v in RANK}
-    print("%d callbacks: %d safe, %d mask_hrtimer, %d review, %d needs_bh, %d keep_compatible"
-          % (len(rep), n["safe"], n["mask_hrtimer"], n["review"], n["needs_bh"], n["keep_compatible"]))
+    print("%d callbacks: %d safe, %d mask_hrtimer, %d review, %d needs_bh, %d keep_compatible%s"
+          % (len(rep), n["safe"], n["mask_hrtimer"], n["review"], n["needs_bh"], n["keep_compatible"],
+             ", %d kernel-owned (cannot opt in)" % n["kernel_owned"] if n["kernel_owned"] else ""))
     return 0
 
 

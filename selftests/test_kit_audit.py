@@ -104,6 +104,21 @@ EXPECT = {
         "aud_hp_canrx_cb": ("review", r"hrtimer_cancel\(&h->canrx\) at aud_hr_paths.c:\d+ in "
                                       r"aud_hp_can_rcv\(\) \(softirq code: CAN receive handler.*-EDEADLK"),
     },
+    # Ops tables of known context; a kernel-owned timer's callback.
+    "samples/audit/aud_ops.c": {
+        "aud_ops_beacon_fn": ("needs_bh", r"&r->radio_lock at aud_ops.c:\d+; mac80211 .tx \(transmit path.*"
+                                          r"aud_ops_tx\(\) takes it too"),
+        "aud_ops_sock_fn": ("safe", r"sock_lock shared with timer callbacks or process context only"),
+        "aud_ops_sk_fn": ("kernel_owned", r"kernel-owned: cannot opt in: &aud_ops_radio.sk->sk_timer"),
+    },
+    # One module of three files (Kbuild): the file holding the callbacks,
+    # audited alone, is read with the rest of its module.
+    "samples/audit/module/aud_mod_timer.c": {
+        "aud_mod_hello_fn": ("needs_bh", r"&br->lock at aud_mod_timer.c:\d+; packet receive handler.*"
+                                         r"aud_mod_rcv\(\) takes it too \(spin_lock\(\) at aud_mod_rx.c:\d+\)"),
+        "aud_mod_kick_fn": ("review", r"tx_global_lock at aud_mod_timer.c:\d+; no file read declares "
+                                      r"it .*module aud_mod"),
+    },
     # The migration samples: the audit's verdicts on the timer_list originals.
     "samples/migrate": {
         "mig_timer_fn": ("needs_bh", r"tasklet.*mig_tasklet_fn"),
@@ -131,7 +146,9 @@ class AuditVerdicts(unittest.TestCase):
         got = {}
         for line in tsv.splitlines():
             f = line.split("\t")
-            self.assertEqual(len(f), 5, "tsv line: %r" % line)
+            self.assertEqual(len(f), 6, "tsv line: %r" % line)
+            # every verdict says what it read: the sample's own module
+            self.assertRegex(f[5], r"^(module \S+ \(\S+\): \d+ \.c, \d+ \.h|directory \S+ read whole)", line)
             got[f[1]] = (f[2], f[4])
         # Every callback reported, none dropped, none invented.
         self.assertEqual(sorted(got), sorted(want), "callbacks of %s" % path)
@@ -202,6 +219,21 @@ class AuditVerdicts(unittest.TestCase):
                         "masked too: SI_TIMER_MASK_HRTIMER" not in m.group(4):
                     self.assertNotEqual(m.group(3), "safe", "%s: %s" % (path, m.group(1)))
 
+    def test_ops_tables_and_kernel_owned(self):
+        """ieee80211_ops .tx is softirq code, proto_ops .sendmsg/.recvmsg and
+        file_operations process context; a callback of a kernel-owned timer
+        gets no verdict: it cannot opt in."""
+        self.check("samples/audit/aud_ops.c")
+        self.assertRegex(run("samples/audit/aud_ops.c"), r"shared only with aud_ops_read\(\) \(read")
+
+    def test_the_unit_is_the_module(self):
+        """Naming one file of a module audits the module: the receive
+        handler of another file is read, and a lock no file of the module
+        declares is review, never safe (net/bridge/br_stp_timer.c)."""
+        self.check("samples/audit/module/aud_mod_timer.c")
+        for line in run("--format=tsv", "samples/audit/module/aud_mod_timer.c").splitlines():
+            self.assertIn("module aud_mod (samples/audit/module/Kbuild): 3 .c, 1 .h", line)
+
     def test_migrate_samples(self):
         self.check("samples/migrate")
 
@@ -246,6 +278,15 @@ class AuditSamplesBuild(unittest.TestCase):
                                capture_output=True, text=True, timeout=900)
             self.assertEqual(p.returncode, 0, p.stdout[-3000:] + p.stderr[-3000:])
             self.assertNotIn("warning:", p.stderr)
+        # The module of three files, with its own Kbuild.
+        with tempfile.TemporaryDirectory(prefix="si-kit-") as d:
+            for f in glob.glob(os.path.join(TOP, "samples", "audit", "module", "*")):
+                shutil.copy(f, d)
+            p = subprocess.run(["make", "-C", KDIR, "M=" + d, "W=1", "modules"],
+                               capture_output=True, text=True, timeout=900)
+            self.assertEqual(p.returncode, 0, p.stdout[-3000:] + p.stderr[-3000:])
+            self.assertNotIn("warning:", p.stderr)
+            self.assertTrue(os.path.exists(os.path.join(d, "aud_mod.ko")))
 
 
 if __name__ == "__main__":

@@ -23,6 +23,9 @@ struct cnv_dev {
 	unsigned int polls;
 };
 
+/* A prototype without the parameter's name (net/netrom's nr_timer.c). */
+static void cnv_sk_timer_fn(struct timer_list *);
+
 static void cnv_poll_fn(struct timer_list *t)
 {
 	struct cnv_dev *dev = from_timer(dev, t, poll_timer);

@@ -47,6 +47,17 @@ def _names(var):
 
 
 _own, _dwork, _foreign_cb = _names("SI_OWN_MEMBERS"), _names("SI_DWORK"), _names("SI_FOREIGN_CB")
+# Timers kept a timer_list with a helper also handed a kernel-owned timer
+# (the scan's kept_group()): their names, the helpers' parameters, and the
+# positions of the word timer_list to keep.
+if _scan is not None:
+    _scan.KEPT.update(dict.fromkeys(_names("SI_KEPT"), ""))
+_keep_params = set(tuple(e.split("=", 1)) for e in _names("SI_KEEP_PARAMS") if "=" in e)
+_keep_at = set()
+for _e in os.environ.get("SI_KEEP_AT", "").split("\n"):
+    _f = _e.split("\t")
+    if len(_f) == 3 and _f[0] == os.environ.get("SI_MIGRATE_FILE"):
+        _keep_at.add((int(_f[1]), int(_f[2])))
 _typed = dict([(e, True) for e in os.environ.get("SI_TYPED_OWN", "").split()] +
               [(e, False) for e in os.environ.get("SI_TYPED_FOREIGN", "").split()])
 
@@ -54,6 +65,18 @@ _typed = dict([(e, True) for e in os.environ.get("SI_TYPED_OWN", "").split()] +
 def owned(t):
     """The timer expression t names one of the driver's own timers."""
     return _scan is None or _scan.owned(str(t), _own, _dwork, _typed)
+
+
+def owned_at(t, p):
+    """owned(t), but a kept helper's timer_list parameter, in the helper, is
+    not an si_timer."""
+    if (p[0].current_element, str(t).strip()) in _keep_params:
+        return False
+    return owned(t)
+
+
+def keep_at(p):
+    return (int(p[0].line), int(p[0].column)) in _keep_at
 
 
 def own_field(f):
@@ -97,6 +120,15 @@ def hrt(t, p):
     e = re.sub(r"\s+", "", str(t))
     return e in _hrt_exprs or _hrt_cbs.get(p[0].current_element) == e
 
+
+// Timers kept a timer_list with their helper, and the helper's parameter,
+// by position (before any rule changes the code): marked here, passed over
+// by the types rule, unmarked after it.
+@keep depends on patch@
+position p : script:python() { keep_at(p) };
+@@
+- struct timer_list@p
++ struct si_kernel_owned_timer_list
 
 // The soft hrtimers' declarations and their callbacks' parameters, by
 // position: before any other rule has changed the code.
@@ -190,59 +222,119 @@ identifier FIELD : script:python() { own_field(FIELD) };
 + si_timer_container_of(V, T, FIELD)
 )
 
-@calls depends on patch@
-expression T : script:python() { owned(T) };
-expression E, C;
+// One rule per call: a position's constraint cannot be evaluated inside a
+// disjunction, and owned_at() needs the function the call is in.
+@calls_mod_timer depends on patch@
+expression T, E;
+position p : script:python(T) { owned_at(T, p) };
 @@
-(
-- mod_timer(T, E)
+- mod_timer@p(T, E)
 + si_mod_timer(T, E)
-|
-- mod_timer_pending(T, E)
+
+@calls_mod_timer_pending depends on patch@
+expression T, E;
+position p : script:python(T) { owned_at(T, p) };
+@@
+- mod_timer_pending@p(T, E)
 + si_mod_timer_pending(T, E)
-|
-- timer_reduce(T, E)
+
+@calls_timer_reduce depends on patch@
+expression T, E;
+position p : script:python(T) { owned_at(T, p) };
+@@
+- timer_reduce@p(T, E)
 + si_timer_reduce(T, E)
-|
-- add_timer(T)
+
+@calls_add_timer depends on patch@
+expression T;
+position p : script:python(T) { owned_at(T, p) };
+@@
+- add_timer@p(T)
 + si_add_timer(T)
-|
-- add_timer_on(T, C)
+
+@calls_add_timer_on depends on patch@
+expression T, C;
+position p : script:python(T) { owned_at(T, p) };
+@@
+- add_timer_on@p(T, C)
 + si_add_timer_on(T, C)
-|
-- add_timer_local(T)
+
+@calls_add_timer_local depends on patch@
+expression T;
+position p : script:python(T) { owned_at(T, p) };
+@@
+- add_timer_local@p(T)
 + si_add_timer_local(T)
-|
-- add_timer_global(T)
+
+@calls_add_timer_global depends on patch@
+expression T;
+position p : script:python(T) { owned_at(T, p) };
+@@
+- add_timer_global@p(T)
 + si_add_timer_global(T)
-|
-- del_timer(T)
+
+@calls_del_timer depends on patch@
+expression T;
+position p : script:python(T) { owned_at(T, p) };
+@@
+- del_timer@p(T)
 + si_timer_delete(T)
-|
-- del_timer_sync(T)
+
+@calls_del_timer_sync depends on patch@
+expression T;
+position p : script:python(T) { owned_at(T, p) };
+@@
+- del_timer_sync@p(T)
 + si_timer_delete_sync(T)
-|
-- del_singleshot_timer_sync(T)
+
+@calls_del_singleshot_timer_sync depends on patch@
+expression T;
+position p : script:python(T) { owned_at(T, p) };
+@@
+- del_singleshot_timer_sync@p(T)
 + si_timer_delete_sync(T)
-|
-- timer_delete(T)
+
+@calls_timer_delete depends on patch@
+expression T;
+position p : script:python(T) { owned_at(T, p) };
+@@
+- timer_delete@p(T)
 + si_timer_delete(T)
-|
-- timer_delete_sync(T)
+
+@calls_timer_delete_sync depends on patch@
+expression T;
+position p : script:python(T) { owned_at(T, p) };
+@@
+- timer_delete_sync@p(T)
 + si_timer_delete_sync(T)
-|
-- try_to_del_timer_sync(T)
+
+@calls_try_to_del_timer_sync depends on patch@
+expression T;
+position p : script:python(T) { owned_at(T, p) };
+@@
+- try_to_del_timer_sync@p(T)
 + si_try_to_del_timer_sync(T)
-|
-- timer_shutdown(T)
+
+@calls_timer_shutdown depends on patch@
+expression T;
+position p : script:python(T) { owned_at(T, p) };
+@@
+- timer_shutdown@p(T)
 + si_timer_shutdown(T)
-|
-- timer_shutdown_sync(T)
+
+@calls_timer_shutdown_sync depends on patch@
+expression T;
+position p : script:python(T) { owned_at(T, p) };
+@@
+- timer_shutdown_sync@p(T)
 + si_timer_shutdown_sync(T)
-|
-- timer_pending(T)
+
+@calls_timer_pending depends on patch@
+expression T;
+position p : script:python(T) { owned_at(T, p) };
+@@
+- timer_pending@p(T)
 + si_timer_pending(T)
-)
 
 // struct sock's timer helpers, on a timer of the protocol's own: open-coded
 // as include/net/sock.h's sk_reset_timer() and sk_stop_timer[_sync]() are.
@@ -453,7 +545,7 @@ expression E, R, M;
 
 // Only where something became an si_timer: a file whose timers are all the
 // kernel's keeps <linux/timer.h>.
-@inc depends on patch && (setup || define || tinit || container || calls || sock || types)@
+@inc depends on patch && (setup || define || tinit || container || calls_mod_timer || calls_mod_timer_pending || calls_timer_reduce || calls_add_timer || calls_add_timer_on || calls_add_timer_local || calls_add_timer_global || calls_del_timer || calls_del_timer_sync || calls_del_singleshot_timer_sync || calls_timer_delete || calls_timer_delete_sync || calls_try_to_del_timer_sync || calls_timer_shutdown || calls_timer_shutdown_sync || calls_timer_pending || sock || types)@
 @@
 - #include <linux/timer.h>
 + #include <si_timer.h>
