@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/// The facts of C files the migration kit decides on, as Coccinelle's
+/// parser reads them (scripts/c_facts.py runs this; it changes nothing):
+/// struct members and their types, function definitions with their
+/// parameters, variable declarations, and every call with its arguments.
+/// Coccinelle reads the unpreprocessed text and every #ifdef branch, and is
+/// the parser that performs the conversion: a member it reports here is a
+/// member the rewrite touches.
+/// Each fact is one JSON line on stdout, after the marker "@c_facts ".
+///
+// Options: --no-includes --include-headers
+
+@initialize:python@
+@@
+import json
+
+
+def _emit(kind, p, **kw):
+    kw.update(kind=kind, file=p.file, line=int(p.line), col=int(p.column),
+              where=p.current_element)
+    print("@c_facts " + json.dumps(kw))
+
+// --- Struct members: direct, in an anonymous union or struct, bit fields,
+// and those of a struct defined inside another one.
+
+@member@
+identifier S, fld;
+type T;
+position p;
+@@
+struct S { ... T fld@p; ... };
+
+@script:python@
+S << member.S; fld << member.fld; T << member.T; p << member.p;
+@@
+_emit("member", p[0], struct=S, name=fld, type=T)
+
+@member_in_union@
+identifier S, fld;
+type T;
+position p;
+@@
+struct S { ... union { ... T fld@p; ... }; ... };
+
+@script:python@
+S << member_in_union.S; fld << member_in_union.fld; T << member_in_union.T; p << member_in_union.p;
+@@
+_emit("member", p[0], struct=S, name=fld, type=T)
+
+@member_in_anon@
+identifier S, fld;
+type T;
+position p;
+@@
+struct S { ... struct { ... T fld@p; ... }; ... };
+
+@script:python@
+S << member_in_anon.S; fld << member_in_anon.fld; T << member_in_anon.T; p << member_in_anon.p;
+@@
+_emit("member", p[0], struct=S, name=fld, type=T)
+
+@member_bits@
+identifier S, fld;
+type T;
+constant n;
+position p;
+@@
+struct S { ... T fld@p : n; ... };
+
+@script:python@
+S << member_bits.S; fld << member_bits.fld; T << member_bits.T; p << member_bits.p;
+@@
+_emit("member", p[0], struct=S, name=fld, type=T)
+
+@member_nested@
+identifier S, S2, fld, x;
+type T;
+position p;
+@@
+struct S { ... struct S2 { ... T fld@p; ... } x; ... };
+
+@script:python@
+S2 << member_nested.S2; fld << member_nested.fld; T << member_nested.T; p << member_nested.p;
+@@
+_emit("member", p[0], struct=S2, name=fld, type=T)
+
+// --- Functions, their parameters (in order of position), declarations.
+
+@fn_def@
+identifier fn;
+parameter list ps;
+type T;
+position p;
+@@
+T fn@p(ps) { ... }
+
+@script:python@
+fn << fn_def.fn; T << fn_def.T; p << fn_def.p;
+@@
+_emit("function", p[0], name=fn, type=T, start=int(p[0].current_element_line),
+      end=int(p[0].current_element_line_end))
+
+@fn_param@
+identifier fn, x;
+type T, T2;
+position p;
+@@
+T fn(..., T2 x@p, ...) { ... }
+
+@script:python@
+fn << fn_param.fn; x << fn_param.x; T2 << fn_param.T2; p << fn_param.p;
+@@
+_emit("param", p[0], function=fn, name=x, type=T2)
+
+@var_decl@
+type T;
+identifier x;
+position p;
+@@
+(
+T x@p;
+|
+T x@p = ...;
+)
+
+@script:python@
+x << var_decl.x; T << var_decl.T; p << var_decl.p;
+@@
+_emit("decl", p[0], name=x, type=T)
+
+// --- Calls: callee, each argument's text, where.
+
+@fn_call@
+identifier callee;
+expression list es;
+position p;
+@@
+callee@p(es)
+
+@script:python@
+callee << fn_call.callee; es << fn_call.es; p << fn_call.p;
+@@
+_emit("call", p[0], callee=callee, args=[str(a) for a in es.elements])
