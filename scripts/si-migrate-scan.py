@@ -34,6 +34,7 @@ import re
 import shlex
 import sys
 
+import c_facts
 from c_text import block_end, call_args, split_args, strip_comments
 
 CALLS = (r"timer_setup|timer_setup_on_stack|mod_timer|mod_timer_pending|timer_reduce|add_timer|"
@@ -60,51 +61,64 @@ def first_arg(text, pos):
     return text[pos + 1:]
 
 
-def struct_defs(texts):
-    """Structs the files define: name -> {member: struct type or None}, and
-    name -> set of its timer members."""
+def struct_defs(facts=None):
+    """Structs the files define, as the parser reads them (every #ifdef
+    branch: a member after an #endif, such as struct net_bridge's
+    hello_timer, or inside an #ifdef block is a member): name -> {member:
+    the struct its type names, or None}, and name -> set of its timer
+    members (struct timer_list or si_timer objects, arrays too)."""
+    facts = FACTS if facts is None else facts
     members, timers = {}, {}
-    for t in texts.values():
-        for m in re.finditer(r"\bstruct\s+(\w+)\s*\{", t):
-            # A preprocessor line ends the member before it: the member
-            # after an #endif (struct net_bridge's hello_timer) is one too.
-            body = re.sub(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", ";", t[m.end():block_end(t, m.end() - 1)],
-                          flags=re.M)
-            mem, tim = members.setdefault(m.group(1), {}), timers.setdefault(m.group(1), set())
-            for d in re.finditer(r"(?:^|(?<=[;{}]))\s*(?:const\s+)?(struct\s+(\w+)|\w+)\s+([^;(){}]+);",
-                                 body):
-                for n in d.group(3).split(","):
-                    nm = re.match(r"\s*(\**)\s*(\w+)", n)
-                    if not nm:
-                        continue
-                    mem[nm.group(2)] = d.group(2)
-                    if d.group(2) in ("timer_list", "si_timer") and not nm.group(1):
-                        tim.add(nm.group(2))
+    for name, mem in facts.structs.items():
+        members[name] = {m: c_facts.type_struct(t) for m, t in mem.items()}
+        timers[name] = set(m for m, t in mem.items() if c_facts.type_is_object(t, ("timer_list", "si_timer")))
     return members, timers
 
 
-RETTYPE = {}    # function of the files -> the struct its pointer result points to
+FACTS = c_facts.Facts()     # the parser's facts of the files scanned (main())
+TEXTS = {}                  # their texts, comments blanked, by path (main())
 
 
-def var_type(text, pos, var):
-    """The struct type var is declared with, last before pos (else anywhere
-    at file scope); for a call (ehci_to_hcd(ehci), as parts() leaves it),
-    the struct its function returns a pointer to."""
+def var_type(path, pos, var):
+    """The struct type var is declared with where pos is: a parameter or
+    local of the function holding pos, declared before it, else a variable
+    at file scope, else the last declaration of that name before pos (code
+    the parser does not see as a function's: a macro's body); for a call
+    (ehci_to_hcd(ehci), as parts() leaves it), the struct its function
+    returns a pointer to."""
     call = re.match(r"(\w+)\(", var)
     if call:
-        return RETTYPE.get(call.group(1))
-    rx = re.compile(r"\bstruct\s+(\w+)(?:\s+|\s*\*+\s*)(?:const\s+)?%s\s*[;,)=\[]" % re.escape(var))
-    decls = list(rx.finditer(text[:pos])) or list(rx.finditer(text))
-    return decls[-1].group(1) if decls else None
+        fs = FACTS.functions.get(call.group(1), [])
+        return next((c_facts.type_struct(f.type) for f in fs if c_facts.type_is_pointer(f.type)), None)
+    line = line_of(TEXTS[path], pos)
+    fn = FACTS.function_at(path, line)
+    if fn:
+        found = next((t for n, t in fn.params if n == var), None)
+        for d in FACTS.decls:
+            if d.path == path and d.function == fn.name and d.name == var and d.line <= line:
+                found = d.type
+        if found is not None:
+            return c_facts.type_struct(found)
+    decls = [d for d in FACTS.decls if d.path == path and d.name == var]
+    glob_ = [d for d in decls if d.function is None]
+    if glob_:
+        return c_facts.type_struct(glob_[-1].type)
+    before = [d for d in decls if d.line <= line] + \
+        [(f, n, t) for fs in FACTS.functions.values() for f in fs if f.path == path and f.line <= line
+         for n, t in f.params if n == var]
+    if not before:
+        return None
+    last = max(before, key=lambda d: d.line if isinstance(d, c_facts.Decl) else d[0].line)
+    return c_facts.type_struct(last.type if isinstance(last, c_facts.Decl) else last[2])
 
 
-def container_type(text, pos, expr, members):
+def container_type(path, pos, expr, members):
     """The struct type holding the expression's last member, as far as the
     base's declaration and the files' structs tell."""
     p = parts(expr)
     if len(p) < 2:
         return None
-    t = var_type(text, pos, p[0])
+    t = var_type(path, pos, p[0])
     for m in p[1:-1]:
         if t is None or t not in members:
             return None
@@ -112,13 +126,13 @@ def container_type(text, pos, expr, members):
     return t
 
 
-def typed_owner(text, pos, expr, members, timers):
+def typed_owner(path, pos, expr, members, timers):
     """True/False when the types of the expression's chain say whether the
     timer is a member of a struct the files define; None when they do not."""
     p = parts(expr)
     if len(p) < 2:
         return None
-    t = var_type(text, pos, p[0])
+    t = var_type(path, pos, p[0])
     for m in p[1:-1]:
         if t is None:
             return None
@@ -133,14 +147,14 @@ def typed_owner(text, pos, expr, members, timers):
 def scan(paths):
     texts = {p: strip_comments(open(p, errors="replace").read()) for p in paths}
     own, dwork, hrt = set(), set(), set()
+    # Members and variables declared struct timer_list, as the parser reads
+    # them (arrays and pointers too). (struct si_timer too: the scan also
+    # reads converted files.)
+    timer_types = ("timer_list", "si_timer")
+    own.update(m[4] for m in FACTS.members if c_facts.type_struct(m[5]) in timer_types)
+    own.update(d.name for d in FACTS.decls if c_facts.type_struct(d.type) in timer_types)
     for t in texts.values():
-        # Members and variables declared struct timer_list (arrays too).
-        # (struct si_timer too: the scan also reads converted files.)
-        for m in re.finditer(r"\bstruct\s+(?:timer_list|si_timer)\s+([^;(){}=]+)[;=]", t):
-            for d in m.group(1).split(","):
-                n = re.match(r"\s*\**\s*(\w+)", d)
-                if n:
-                    own.add(n.group(1))
+        # A macro that declares a timer, which no parser reads as a declaration.
         for m in re.finditer(r"\bDEFINE_(?:SI_)?TIMER\s*\(\s*(\w+)", t):
             own.add(m.group(1))
         for m in re.finditer(r"\bstruct\s+(?:delayed_work|rcu_work)\s+\**\s*(\w+)", t):
@@ -397,7 +411,7 @@ def kept_group(texts, own, dwork):
 def typed_scan(texts):
     """Each timer expression of a timer call, .function = or sk_*_timer()
     call whose types settle whether it is the driver's own."""
-    members, timers = struct_defs(texts)
+    members, timers = struct_defs()
     out = {}
     for p, t in texts.items():
         exprs = []
@@ -410,7 +424,7 @@ def typed_scan(texts):
         for m in FUNCTION_SET.finditer(t):
             exprs.append((m.group("t"), m.start()))
         for e, pos in exprs:
-            v = typed_owner(t, pos, e, members, timers)
+            v = typed_owner(p, pos, e, members, timers)
             if v is not None:
                 # The same text typed two ways: leave it to the member name.
                 out[norm(e)] = v if out.get(norm(e), v) == v else None
@@ -476,7 +490,7 @@ def passed_on(texts, own, dwork):
                 if not a.startswith("&"):
                     continue
                 pa = parts(a)
-                typed = typed_owner(t, m.start(), a, *STRUCTS) if STRUCTS else None
+                typed = typed_owner(p, m.start(), a, *STRUCTS) if STRUCTS else None
                 if len(pa) >= 2 and pa[-1] in own and typed is not False and owned(a, own, dwork):
                     out.append((p, t.count("\n", 0, m.start()) + 1, m.group(1), a))
     return out
@@ -493,50 +507,40 @@ def header_roots(kdir):
     return [r for r in roots if os.path.isdir(r)]
 
 
-def enclosing_struct(t, pos):
-    """The name of the innermost named struct whose body holds pos."""
-    depth, i = 0, pos
-    while i > 0:
-        i -= 1
-        if t[i] == "}":
-            depth += 1
-        elif t[i] == "{":
-            if depth == 0:
-                before = t[max(0, i - 200):i]
-                if re.search(r"\b(?:union|struct)\s*$", before):
-                    continue        # anonymous: the member belongs to the outer one
-                s = re.search(r"\bstruct\s+(\w+)\s*$", before)
-                return s.group(1) if s else None
-            depth -= 1
-    return None
-
-
 def kernel_struct(member, kdir, stype, includes):
     """(struct, header) of the kernel header struct holding a timer_list of
     that name: the struct the expression's base is declared as, else one of
-    the headers the file includes; None if neither says."""
-    rx = re.compile(r"\bstruct\s+timer_list\s+%s\s*;" % re.escape(member))
+    the headers the file includes; None if neither says. Which struct holds
+    the member is the parser's answer (c_facts); finding the headers that
+    may define it is a text search, over the whole tree: no parser tells
+    where a struct is defined."""
+    rx = re.compile(r"\bstruct\s+timer_list\s+%s\b" % re.escape(member))
     roots = header_roots(kdir)
+
+    def holder(f, r):
+        for m in c_facts.parse([f], blank=True).members:
+            if m[4] == member and c_facts.type_is_object(m[5], ("timer_list",)) and \
+                    (stype is None or m[3] == stype):
+                return m[3], os.path.relpath(f, r)
+        return None
+
     # The headers the file includes first, in their order.
-    cands = []
+    seen = set()
     for inc in includes:
         for r in roots:
             f = os.path.join(r, inc)
-            if os.path.isfile(f):
-                cands.append((f, r))
-    seen = set()
-    for f, r in cands:
-        if f in seen:
-            continue
-        seen.add(f)
-        try:
-            t = strip_comments(open(f, errors="replace").read())
-        except OSError:
-            continue
-        for m in rx.finditer(t):
-            name = enclosing_struct(t, m.start())
-            if name and (stype is None or name == stype):
-                return name, os.path.relpath(f, r)
+            if f in seen or not os.path.isfile(f):
+                continue
+            seen.add(f)
+            try:
+                with open(f, errors="replace") as fh:
+                    if not rx.search(fh.read()):
+                        continue
+            except OSError:
+                continue
+            found = holder(f, r)
+            if found:
+                return found
     if stype:
         # The base's struct, wherever it is defined.
         drx = re.compile(r"\bstruct\s+%s\s*\{" % re.escape(stype))
@@ -547,12 +551,14 @@ def kernel_struct(member, kdir, stype, includes):
                         continue
                     f = os.path.join(d, n)
                     try:
-                        t = open(f, errors="replace").read()
+                        with open(f, errors="replace") as fh:
+                            t = fh.read()
                     except OSError:
                         continue
-                    m = drx.search(t)
-                    if m and rx.search(t[m.end():block_end(t, m.end() - 1)]):
-                        return stype, os.path.relpath(f, r)
+                    if drx.search(t) and rx.search(t):
+                        found = holder(f, r)
+                        if found:
+                            return found
     return None
 
 
@@ -642,34 +648,26 @@ def outer_block(t, pos):
     return start, block_end(t, start)
 
 
-def decl_scope(t, pos):
-    """Where a declaration at pos is: ("member", its struct, None for an
-    anonymous one), ("global", None) or ("local", None)."""
-    if brace_depth(t, pos) <= 0:
-        return "global", None
-    depth, i, anon = 0, pos, False
-    while i > 0:
-        i -= 1
-        if t[i] == "}":
-            depth += 1
-        elif t[i] == "{":
-            if depth:
-                depth -= 1
-                continue
-            before = t[max(0, i - 200):i]
-            s = re.search(r"\bstruct\s+(\w+)\s*$", before)
-            if s:
-                return "member", s.group(1)
-            if not re.search(r"\b(?:struct|union)\s*$", before):
-                break
-            anon = True         # an anonymous struct's members are the outer one's
-    return ("member", None) if anon else ("local", None)
+def decl_scope(p, t, pos):
+    """Where the declarator whose name is at pos is, as the parser reads
+    it: ("member", its struct), ("local", None) or ("global", None). The
+    member of an anonymous struct or union is its outer struct's. A
+    declaration the parser did not read (in code Coccinelle cannot parse)
+    counts as a local inside a function and a global outside: the check
+    after the conversion (hrcheck) then finds it unconverted, and its
+    group is left alone."""
+    line, col = line_col(t, pos)
+    member = FACTS.member_at(p, line, col)
+    if member:
+        return "member", member[0]
+    return ("local" if FACTS.function_at(p, line) else "global"), None
 
 
 def hrt_decls(texts, types=("hrtimer",)):
     """The objects (not pointers) declared struct hrtimer, by name: [(path,
     position of the word hrtimer, end of the declaration, scope, struct,
-    the names declared with it)]."""
+    the names declared with it)]. The text gives the word to retype (the
+    parser gives no position for a type); the parser, whose member each is."""
     out = {}
     rx = re.compile(r"\bstruct\s+(%s)\b" % "|".join(types))
     for p, t in texts.items():
@@ -677,14 +675,16 @@ def hrt_decls(texts, types=("hrtimer",)):
             d = re.match(r"([^;(){}=]*?)\s*[;=]", t[m.end():])
             if not d or not d.group(1).strip():
                 continue
-            names = []
+            names, off = [], m.end()
             for decl in d.group(1).split(","):
                 n = re.fullmatch(r"\s*(\w+)\s*(?:\[[^]]*\]\s*)*", decl)
                 if n:
-                    names.append(n.group(1))
-            scope, struct = decl_scope(t, m.start())
-            for n in names:
-                out.setdefault(n, []).append((p, m.start(1), m.end() + d.end(), scope, struct, names))
+                    names.append((n.group(1), off + n.start(1)))
+                off += len(decl) + 1
+            for n, npos in names:
+                scope, struct = decl_scope(p, t, npos)
+                out.setdefault(n, []).append((p, m.start(1), m.end() + d.end(), scope, struct,
+                                              [x[0] for x in names]))
     return out
 
 
@@ -792,7 +792,7 @@ class HrtPlan:
     def __init__(self, texts, raw, exclude=(), types=("hrtimer",)):
         self.texts, self.raw = texts, raw
         self.decls = hrt_decls(texts, types)
-        self.members = struct_defs(texts)[0]
+        self.members = struct_defs()[0]
         self.hrt_members = {}
         for n, ds in self.decls.items():
             for d in ds:
@@ -813,13 +813,13 @@ class HrtPlan:
         ps = parts(expr)
         if not ps or ps[-1] not in self.decls:
             return set()
-        n, t, decls = ps[-1], self.texts[p], self.decls[ps[-1]]
+        n, decls = ps[-1], self.decls[ps[-1]]
         if len(ps) == 1:
             var = norm(expr).lstrip("(").startswith("&")
             return {("", n)} if var and any(d[3] != "member" for d in decls) else set()
-        if typed_owner(t, pos, expr, self.members, self.hrt_members) is False:
+        if typed_owner(p, pos, expr, self.members, self.hrt_members) is False:
             return set()        # through a struct not defined here, or not an hrtimer
-        s = container_type(t, pos, expr, self.members)
+        s = container_type(p, pos, expr, self.members)
         return set((d[4] or "", n) for d in decls if d[3] == "member" and (not s or d[4] == s))
 
     def find_setups(self):
@@ -1035,7 +1035,7 @@ class HrtPlan:
         if len(ps) <= 1 or not norm(s.expr).startswith("&"):
             return ("soft hrtimer reached through a pointer (%s), left alone: the converter "
                     "follows a timer from its declaration; convert by hand" % " ".join(s.expr.split()))
-        stype = container_type(self.texts[s.path], s.pos, s.expr, self.members)
+        stype = container_type(s.path, s.pos, s.expr, self.members)
         return ("kernel-owned soft hrtimer, left alone: %s is a member of %s not defined in the "
                 "files converted; the kernel's code uses it as an hrtimer. If the driver defines "
                 "it in another file, convert that file too (DIR=)"
@@ -1119,13 +1119,12 @@ def main():
     if len(sys.argv) < 2 or sys.argv[1] not in ("env", "foreign", "hrcheck"):
         sys.exit(__doc__)
     files = sys.argv[2:]
+    global FACTS, STRUCTS
+    FACTS = c_facts.parse(files)
     texts, own, dwork, hrt = scan(files)
-    for t in texts.values():
-        for m in re.finditer(r"\bstruct\s+(\w+)\s*\*\s*(\w+)\s*\([^;{]*\)\s*\{", t):
-            RETTYPE[m.group(2)] = m.group(1)
+    TEXTS.update(texts)
     TYPED.update(typed_scan(texts))
-    global STRUCTS
-    STRUCTS = struct_defs(texts)
+    STRUCTS = struct_defs()
     kept_group(texts, own, dwork)
     texts_raw = {}
     for f in files:
@@ -1165,7 +1164,7 @@ def main():
     where = {}
     for p, line, fn, expr, member, m in foreign_uses(texts, own, dwork, hrt):
         p2 = parts(expr)
-        stype = container_type(texts[p], m.start(), expr, STRUCTS[0])
+        stype = container_type(p, m.start(), expr, STRUCTS[0])
         if len(p2) >= 2 and (p2[-2] in dwork or p2[-2] in ("dwork", "work")):
             ks = ("struct delayed_work", "include/linux/workqueue.h")
         else:

@@ -338,6 +338,23 @@ class Convert(unittest.TestCase):
             self.assertIn(conv, c)
         self.assertNotRegex(c, r"(?<!si_)\b(timer_list|mod_timer|timer_setup|from_timer)\b")
 
+    def test_types_from_the_parser(self):
+        """samples/convert/cnv_types.c: members inside an #ifdef block and
+        after an #endif are members; a variable's type is its declaration's
+        in its function, read by the parser (the text scanner typed the
+        second declarator n of "struct cnv_ty_dev *a, *n;" as an earlier
+        function's struct neighbour *n and half converted the file)."""
+        c = self.conv["cnv_types.c"]
+        for conv in ("struct si_timer net_timer;", "struct si_timer timer;",
+                     "static void cnv_ty_fn(struct si_timer *t)",
+                     "static void cnv_ty_net_fn(struct si_timer *t)",
+                     "si_mod_timer(&a->timer, jiffies + HZ);", "si_mod_timer(&n->timer, jiffies + 2 * HZ);",
+                     "si_timer_setup(&cnv_ty_devs[i].net_timer, cnv_ty_net_fn, 0);"):
+            self.assertIn(conv, c)
+        code = "\n".join(x for x in c.split("\n") if not x.startswith((" *", "/*")))
+        self.assertNotRegex(code, r"(?<!si_)\b(timer_list|mod_timer|timer_setup|from_timer)\b")
+        self.assertEqual([x for x in left(self.err) if "cnv_types" in x], [])
+
     def test_diff_mode(self):
         """--diff changes nothing, prints the change and the same list."""
         d = os.path.join(self.tmp, "diff")
