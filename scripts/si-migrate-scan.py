@@ -24,6 +24,11 @@ become si_hrtimers where the whole of each can (HrtPlan).
                                      Coccinelle left unconverted (their groups
                                      go to SI_HRT_EXCLUDE, and convert again)
 
+The structs the files define, their members' types and the types of
+variables and parameters come from Coccinelle's parser (c_facts.py), which
+reads every #ifdef branch and is the parser that performs the conversion;
+the uses of a timer are still found in the text.
+
 KDIR (default: /lib/modules/$(uname -r)/build, else the newest
 /usr/src/linux-headers-*) names the kernel headers in which a foreign
 member's struct is looked up.
