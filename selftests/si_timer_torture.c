@@ -1349,10 +1349,16 @@ static void tt_classic_fn(struct timer_list *tl)
 static void tt_softirq_check(void)
 {
 	int cpu = raw_smp_processor_id();
+	/*
+	 * Read once: on PREEMPT_RT this softirq is preemptible, and where
+	 * there is no BH lock a compatible callback may start between two
+	 * reads (the executor above the softirq's thread: prio=2).
+	 */
+	bool in_compat = atomic_read(&tt_in_compat[cpu]);
 
-	if (atomic_read(&tt_in_compat[cpu]) && SI_RT_NO_BH_LOCK)
+	if (in_compat && SI_RT_NO_BH_LOCK)
 		atomic_long_inc(&tt_bh_in_compat);
-	else if (atomic_read(&tt_in_compat[cpu]))
+	else if (in_compat)
 		tt_violation(V_CONTEXT,
 			     "a softirq ran on CPU %d inside a compatible-mode callback",
 			     cpu);
