@@ -47,6 +47,13 @@ FTRACE_HOOKS=/sys/kernel/tracing/enabled_functions
 finish() {
 	echo "SI_TIMER_HARNESS_DONE" > /dev/kmsg
 	sleep 1		# let the console drain
+	# The other CPUs go offline the hotplug way first: poweroff stops them
+	# under a running scheduler, and an RT push to one already stopped
+	# WARNs ("Unexpected reschedule of offline CPU", 6.12-rt, multi-threaded
+	# TCG, after our module was unloaded): the kernel's race, not ours.
+	for c in /sys/devices/system/cpu/cpu[1-9]*/online; do
+		[ -w "$c" ] && echo 0 > "$c" 2> /dev/null
+	done
 	poweroff -f
 }
 
