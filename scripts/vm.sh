@@ -228,7 +228,10 @@ boot() {
 	. "build/$name/boot.env"
 	si_arch_setup "${SI_ARCH:-x86_64}"
 	case $mode in check | script) ;; *) loglevel=5 ;; esac	# run/shell: warnings and worse
-	[[ $name != *-mttcg ]] || SI_VM_ACCEL=tcg,thread=multi
+	# one si_timer load for all test modules there (init.sh): fewer rounds
+	# of live text patching, which MTTCG may run stale
+	local keep=
+	[[ $name != *-mttcg ]] || { SI_VM_ACCEL=tcg,thread=multi; keep=si_keep_loaded=1; }
 	local preempt=
 	[[ $name != *-full && $name != *-full-* ]] || preempt=preempt=full
 	local lockdep=
@@ -237,7 +240,7 @@ boot() {
 	# shellcheck disable=SC2086 # SI_QEMU_ARGS: one word per option
 	exec "${SI_QEMU[@]}" -accel "$SI_VM_ACCEL" "${icount[@]}" -smp "${SI_VM_CPUS:-4}" -m 1G \
 		-nographic -no-reboot -nic none ${SI_QEMU_ARGS:-} -kernel "$BZIMAGE" -initrd "$INITRD" \
-		-append "$SI_APPEND_ARCH panic=-1 sysrq_always_enabled printk.devkmsg=on loglevel=$loglevel si_mode=$mode $preempt $lockdep ${SI_APPEND:-}"
+		-append "$SI_APPEND_ARCH panic=-1 sysrq_always_enabled printk.devkmsg=on loglevel=$loglevel si_mode=$mode $preempt $lockdep $keep ${SI_APPEND:-}"
 }
 
 cmd=${1:-}

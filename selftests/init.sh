@@ -387,11 +387,17 @@ params_of() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1\.//p"; }
 # Test modules: loaded one at a time on a fresh si_timer; module_init prints
 # the KTAP document and returns 0, then the module is removed again. The
 # module's expected WARNs must have come by the time insmod returns
-# (SI_EXPECT_END, see ktap.py).
+# (SI_EXPECT_END, see ktap.py). si_keep_loaded=1 (NAME-mttcg): one si_timer
+# for all of them, loaded before the first and never removed, since under
+# multi-threaded TCG each load and unload patches live kernel text that
+# another vCPU may run stale (testing.md, "Multi-threaded TCG").
+keep_loaded=$(sed -n 's/.* si_keep_loaded=\([01]\).*/\1/p' /proc/cmdline)
 run_test_module() {
 	local t=$1 rc libs l
 	libs=$(test_libs "$t")
-	load "$SI" || return 1
+	if [ "$keep_loaded" != 1 ] || [ ! -e /sys/module/si_timer ]; then
+		load "$SI" || return 1
+	fi
 	for l in $libs; do
 		# shellcheck disable=SC2086
 		load "/si/$l.ko" || { rc=$why; unload_libs x $libs; unload si_timer; why=$rc; return 1; }
@@ -427,7 +433,8 @@ run_test_module() {
 		return 1
 	}
 	# shellcheck disable=SC2086
-	unload_libs "$t" $libs && unload si_timer && leftovers
+	unload_libs "$t" $libs || return 1
+	[ "$keep_loaded" = 1 ] || { unload si_timer && leftovers; }
 }
 
 # --- si_timer loaded with non-default parameters (document si_timer_params).
