@@ -42,13 +42,14 @@ FORMAT = "1"
 
 
 class Function:
-    """A function definition: where (first and last line of the whole
-    definition), its return type's text, its parameters [(name, type)]
-    in order, and its calls [Call] in order of position."""
+    """A function definition: where (its name's line and column, the
+    first and last line of the whole definition), its return type's text,
+    its parameters [(name, type)] in order, and its calls [Call] in order
+    of position."""
 
-    def __init__(self, path, name, rtype, line, start, end):
+    def __init__(self, path, name, rtype, line, start, end, col=0):
         self.path, self.name, self.type = path, name, rtype
-        self.line, self.start, self.end = line, start, end
+        self.line, self.start, self.end, self.col = line, start, end, col
         self.params, self.calls = [], []
 
 
@@ -256,7 +257,7 @@ def parse(paths, blank=False):
                 facts.members.append((p, f["line"], f["col"], f["struct"], f["name"], f["type"]))
             elif k == "function":
                 facts.functions.setdefault(f["name"], []).append(
-                    Function(p, f["name"], f["type"], f["line"], f["start"], f["end"]))
+                    Function(p, f["name"], f["type"], f["line"], f["start"], f["end"], f["col"]))
             elif k == "param":
                 params.append((p, f))
             elif k == "decl":
