@@ -3,8 +3,9 @@
 """The facts of C files, as Coccinelle's parser reads them, for the
 migration kit (si-migrate-scan.py; Documentation/migration.md, "How the kit
 reads C"): struct definitions with their members and member types,
-function definitions with their parameters, variable declarations, and
-every call with its callee, its arguments' texts and its line.
+function definitions with their parameters, variable declarations,
+every call with its callee, its arguments' texts and its line, and the
+names given to a field (ops-table initializers, assignments).
 
 Coccinelle (spatch, which the kit already needs to convert) parses the
 unpreprocessed text and every #ifdef branch, with no kernel configuration:
@@ -38,7 +39,7 @@ RULES = os.path.join(HERE, "coccinelle", "c_facts.cocci")
 MACROS = os.path.join(HERE, "coccinelle", "si_timer_macros.h")
 MARK = "@c_facts "
 # One fact format: bump when the rules' output changes shape.
-FORMAT = "1"
+FORMAT = "2"
 
 
 class Function:
@@ -71,14 +72,25 @@ class Decl:
         self.line, self.col, self.function = line, col, function
 
 
+class Field:
+    """A name given to a field: .field = value in an initializer of struct
+    (None one level down, or in an assignment, whose left side's text is
+    lhs), or lhs.field = value / lhs->field = value; &value too."""
+
+    def __init__(self, path, struct, field, value, lhs, line, col):
+        self.path, self.struct, self.field, self.value = path, struct, field, value
+        self.lhs, self.line, self.col = lhs, line, col
+
+
 class Facts:
     """structs: struct name -> {member: its type's text}; members:
     [(path, line, col, struct, member, type)]; functions: name ->
-    [Function]; calls: [Call]; decls: [Decl] (globals and locals)."""
+    [Function]; calls: [Call]; decls: [Decl] (globals and locals);
+    fields: [Field]."""
 
     def __init__(self):
         self.structs, self.members, self.functions = {}, [], {}
-        self.calls, self.decls = [], []
+        self.calls, self.decls, self.fields = [], [], []
         self.paths = []
         self._by_path = None
 
@@ -262,6 +274,9 @@ def parse(paths, blank=False):
                 params.append((p, f))
             elif k == "decl":
                 facts.decls.append(Decl(p, f["name"], f["type"], f["line"], f["col"], None))
+            elif k == "field":
+                facts.fields.append(Field(p, f["struct"], f["field"], f["value"], f["lhs"],
+                                          f["line"], f["col"]))
             elif k == "call":
                 facts.calls.append(Call(p, None, f["callee"], f["args"], f["line"], f["col"]))
     for p, ln, c, s, m, t in sorted(facts.members):

@@ -2,7 +2,8 @@
 /// The facts of C files the migration kit decides on, as Coccinelle's
 /// parser reads them (scripts/c_facts.py runs this; it changes nothing):
 /// struct members and their types, function definitions with their
-/// parameters, variable declarations, and every call with its arguments.
+/// parameters, variable declarations, every call with its arguments, and
+/// the names given to a field (initializers, assignments).
 /// Coccinelle reads the unpreprocessed text and every #ifdef branch, and is
 /// the parser that performs the conversion: a member it reports here is a
 /// member the rewrite touches.
@@ -141,3 +142,70 @@ callee@p(es)
 callee << fn_call.callee; es << fn_call.es; p << fn_call.p;
 @@
 _emit("call", p[0], callee=callee, args=[str(a) for a in es.elements])
+
+// --- Functions (or any name) given to a field: ops-table initializers
+// (.ndo_start_xmit = fn, &fn too), in a struct variable, an array of them
+// (with [i] = designators or without), one level down (.inner = { .f = fn },
+// struct unknown: null), and assignments (dev->fn = fn, t.function = fn).
+// A field a macro brings (HWSIM_COMMON_OPS) is the macro's text: not here.
+
+@field_init@
+identifier S, x, fld, fn;
+position p;
+@@
+struct S x = { ..., .fld = \(fn@p\|&fn@p\), ... };
+
+@script:python@
+S << field_init.S; fld << field_init.fld; fn << field_init.fn; p << field_init.p;
+@@
+_emit("field", p[0], struct=S, field=fld, value=fn, lhs=None)
+
+@field_nested@
+identifier S, x, f1, fld, fn;
+position p;
+@@
+struct S x = { ..., .f1 = { ..., .fld = \(fn@p\|&fn@p\), ... }, ... };
+
+@script:python@
+fld << field_nested.fld; fn << field_nested.fn; p << field_nested.p;
+@@
+_emit("field", p[0], struct=None, field=fld, value=fn, lhs=None)
+
+@field_array@
+identifier S, x, fld, fn;
+position p;
+@@
+struct S x[...] = { ..., { ..., .fld = \(fn@p\|&fn@p\), ... }, ... };
+
+@script:python@
+S << field_array.S; fld << field_array.fld; fn << field_array.fn; p << field_array.p;
+@@
+_emit("field", p[0], struct=S, field=fld, value=fn, lhs=None)
+
+@field_array_idx@
+identifier S, x, fld, fn;
+expression i;
+position p;
+@@
+struct S x[...] = { ..., [i] = { ..., .fld = \(fn@p\|&fn@p\), ... }, ... };
+
+@script:python@
+S << field_array_idx.S; fld << field_array_idx.fld; fn << field_array_idx.fn; p << field_array_idx.p;
+@@
+_emit("field", p[0], struct=S, field=fld, value=fn, lhs=None)
+
+@field_assign@
+expression e;
+identifier fld, fn;
+position p;
+@@
+(
+e.fld = \(fn@p\|&fn@p\)
+|
+e->fld = \(fn@p\|&fn@p\)
+)
+
+@script:python@
+e << field_assign.e; fld << field_assign.fld; fn << field_assign.fn; p << field_assign.p;
+@@
+_emit("field", p[0], struct=None, field=fld, value=fn, lhs=str(e))
