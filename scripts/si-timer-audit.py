@@ -47,15 +47,16 @@ It reads C with Coccinelle's parser (scripts/c_facts.py), every #if
 branch at once: the function definitions, their parameters and locals with
 their types, and every call by a callee's name with its position, so the
 call graph, the lock calls (spin_lock(), bh_lock_sock()...), the BH- and
-irq-disabling calls, per-CPU accesses, cancels and the registration calls
-inside functions are the parser's. A lock taken in any branch counts; a
+irq-disabling calls, per-CPU accesses, cancels, the registration calls
+inside functions, ops-table initializers (.ndo_start_xmit = fn) and
+`->function = fn` assignments are the parser's. A lock taken in any branch counts; a
 BH-disabling call counts only for the code of the branches holding it.
 What no parser gives stays text, and is named so: file-scope declaring
 macros (DEFINE_TIMER(), DECLARE_TASKLET(), module_init(),
 SIMPLE_DEV_PM_OPS()...), which the parser reads as declarations; the
-bodies of #defines (function-like macros are followed as functions);
-ops-table initializers and `.field = fn` / `->function = fn` assignments
-(with the fields an object-like macro brings); calls through a pointer
+bodies of #defines (function-like macros are followed as functions),
+and so the fields an object-like macro brings to an initializer; an
+initializer the parser could not read; calls through a pointer
 (->ndo_start_xmit()); guard(cls)(lock); a local pointer's last assignment
 and a getter's return (for resolving a lock expression); a definition the
 parser skipped (read as text, with its #if's first branch, and said so in
@@ -657,6 +658,7 @@ class Tree:
         self.defs = {}      # name -> [Func], static functions may repeat across files
         self.skipped = []   # definitions the parser skipped, read as text
         self.scope_calls = {}
+        self.unparsed = {}
         for f in self.files:
             parsed = parsed_functions(f, self.text[f], self.facts)
             names = set(fn.name for fn in parsed)
@@ -681,6 +683,13 @@ class Tree:
                     lines[k] = ""
             scope = Func(f, "<file scope>", 1, "\n".join(lines), 1, [])
             self.scope_calls[f] = text_calls(scope)
+            # What the parser never reads: #define bodies and the
+            # definitions it skipped (read as text for fields given a name).
+            keep = set(k for i, j, _ in directives(self.raw[f]) for k in range(i, j + 1))
+            for fn in skipped:
+                keep.update(range(fn.line - 1, fn.body_line + fn.body.count("\n")))
+            self.unparsed[f] = "\n".join(x if k in keep else "" for k, x in
+                                          enumerate(self.raw[f].split("\n")))
         self.walks = {}
         self.consts = {}        # object-like macros: name -> value
         for t in self.raw.values():
@@ -1079,8 +1088,16 @@ class Tree:
                 timers.setdefault((m.group("fn"), f), (m.group("api"), args[1] if len(args) > 1 else "",
                                                        m.group("t")))
             modes = self.hrtimer_modes(calls)
-            for m in FUNCTION_ASSIGN.finditer(t):
-                fn, key = m.group("fn"), member_key(m.group("lhs"))
+            # Names given to fields: the parser's initializers and
+            # assignments; text where it never reads (#define bodies,
+            # definitions it skipped).
+            fields = sorted((fl for fl in self.facts.fields if fl.path == f),
+                            key=lambda fl: (fl.line, fl.col))
+            assigns = [(unspace(fl.lhs), fl.value) for fl in fields
+                       if fl.field == "function" and fl.lhs is not None]
+            assigns += [(m.group("lhs"), m.group("fn")) for m in FUNCTION_ASSIGN.finditer(self.unparsed[f])]
+            for lhs, fn in assigns:
+                key = member_key(lhs)
                 d = self.func(fn, f)
                 if key in modes or (d is not None and d.params and HRTIMER_PARAM.match(d.params[0])):
                     kind, what = self.hrtimer_kind(modes.get(key), "hrtimer_init")
@@ -1089,9 +1106,9 @@ class Tree:
                         # what si-migrate.sh makes an si_hrtimer: audited too
                         timers.setdefault((fn, f), ("hrtimer_init SOFT", "", key))
                 elif (d is not None and d.params and TIMER_PARAM.match(d.params[0])) or \
-                        (d is None and "timer" in m.group("lhs") and "hrtimer" not in m.group("lhs")):
+                        (d is None and "timer" in lhs and "hrtimer" not in lhs):
                     timers.setdefault((fn, f), (".function =", "", key))
-                    self.timer_exprs.setdefault((fn, f), []).append(m.group("lhs"))
+                    self.timer_exprs.setdefault((fn, f), []).append(lhs)
             for c in calls:
                 reg, args = c.name, c.args
                 if reg not in REG_CALLS and reg not in THREADED_IRQ:
@@ -1125,17 +1142,32 @@ class Tree:
                 timers.setdefault((fn, f), ("si_hrtimer_setup", args[4], member_key(args[0])))
                 if "SI_TIMER_SOFTINTERRUPTIBLE" not in args[4]:
                     add(fn, f, HRTVEC, "%s (si_hrtimer_setup())" % COMPAT_SI_HRT)
-            # Initializers of known structures, then any .field = fn.
+            # Initializers of known structures (the parser's), then any
+            # .field = fn.
+            for fl in fields:
+                if fl.struct and fl.lhs is None:
+                    self._field(fl.field, fl.struct, fl.value, f, add, unknown)
+            # Fields an object-like macro brings (mac80211_hwsim's
+            # HWSIM_COMMON_OPS): the parser never sees a macro's body, so
+            # the text finds the initializers naming one, and the fields.
+            # An initializer the parser could not read (mac80211_hwsim's,
+            # where the macro has no comma after it) is read as text whole.
             for m in re.finditer(r"\bstruct\s+(\w+)\s+[\w\s\[\]]*?=\s*\{", t):
-                body = t[m.end():block_end(t, m.end() - 1)]
-                # fields an object-like macro brings (mac80211_hwsim's HWSIM_COMMON_OPS)
-                body += "".join(" " + self.macro_text[w] + "\n" for w in set(re.findall(r"\b[A-Z]\w+\b", body))
-                                if w in self.macro_text)
-                for fm in re.finditer(r"\.\s*(\w+)\s*=\s*&?\s*(\w+)\s*[,}\n]", body):
+                end = block_end(t, m.end() - 1)
+                body = t[m.end():end]
+                first, last = t.count("\n", 0, m.start()) + 1, t.count("\n", 0, end) + 1
+                read = any(fl.struct == m.group(1) and first <= fl.line <= last for fl in fields)
+                brought = "".join(" " + self.macro_text[w] + "\n" for w in set(re.findall(r"\b[A-Z]\w+\b", body))
+                                  if w in self.macro_text)
+                for fm in re.finditer(r"\.\s*(\w+)\s*=\s*&?\s*(\w+)\s*[,}\n]",
+                                      brought if read else body + brought):
                     self._field(fm.group(1), m.group(1), fm.group(2), f, add, unknown)
-            for fm in re.finditer(r"(?:\.|->)\s*(\w+)\s*=\s*&?\s*(\w+)\s*[,;}]", t):
-                if (fm.group(2), f) not in handlers and (fm.group(2), f) not in unknown:
-                    self._field(fm.group(1), None, fm.group(2), f, add, unknown)
+            rest = [(fl.field, fl.value) for fl in fields if not fl.struct or fl.lhs is not None]
+            rest += [(fm.group(1), fm.group(2)) for fm in
+                     re.finditer(r"(?:\.|->)\s*(\w+)\s*=\s*&?\s*(\w+)\s*[,;}]", self.unparsed[f])]
+            for field, fn in rest:
+                if (fn, f) not in handlers and (fn, f) not in unknown:
+                    self._field(field, None, fn, f, add, unknown)
             # BH workqueues: the work items queued on system_bh*_wq or a WQ_BH queue.
             bhwq = {"system_bh_wq", "system_bh_highpri_wq"}
             bhwq.update(member_key(x) for x in re.findall(
