@@ -14,12 +14,20 @@
 @initialize:python@
 @@
 import json
+import re
 
 
 def _emit(kind, p, **kw):
     kw.update(kind=kind, file=p.file, line=int(p.line), col=int(p.column),
               where=p.current_element)
     print("@c_facts " + json.dumps(kw))
+
+
+def _field(p, S, fld, v, lhs=None):
+    """A field given a name or &name (any other value: not a function)."""
+    m = re.fullmatch(r"&?\s*(\w+)", str(v))
+    if m:
+        _emit("field", p, struct=S, field=fld, value=m.group(1), lhs=lhs)
 
 // --- Struct members: direct, in an anonymous union or struct, bit fields,
 // and those of a struct defined inside another one.
@@ -148,51 +156,57 @@ _emit("call", p[0], callee=callee, args=[str(a) for a in es.elements])
 // (with [i] = designators or without), one level down (.inner = { .f = fn },
 // struct unknown: null), and assignments (dev->fn = fn, t.function = fn).
 // A field a macro brings (HWSIM_COMMON_OPS) is the macro's text: not here.
+// The value is any expression, kept when it is a name or &name: a
+// disjunction (fn or &fn) inside an initializer's "..." made spatch try
+// every split of a long initializer (sch_red.c: minutes, not 0.3 s).
 
 @field_init@
-identifier S, x, fld, fn;
+identifier S, x, fld;
+expression v;
 position p;
 @@
-struct S x = { ..., .fld = \(fn@p\|&fn@p\), ... };
+struct S x = { ..., .fld = v@p, ... };
 
 @script:python@
-S << field_init.S; fld << field_init.fld; fn << field_init.fn; p << field_init.p;
+S << field_init.S; fld << field_init.fld; v << field_init.v; p << field_init.p;
 @@
-_emit("field", p[0], struct=S, field=fld, value=fn, lhs=None)
+_field(p[0], S, fld, v)
 
 @field_nested@
-identifier S, x, f1, fld, fn;
+identifier S, x, f1, fld;
+expression v;
 position p;
 @@
-struct S x = { ..., .f1 = { ..., .fld = \(fn@p\|&fn@p\), ... }, ... };
+struct S x = { ..., .f1 = { ..., .fld = v@p, ... }, ... };
 
 @script:python@
-fld << field_nested.fld; fn << field_nested.fn; p << field_nested.p;
+fld << field_nested.fld; v << field_nested.v; p << field_nested.p;
 @@
-_emit("field", p[0], struct=None, field=fld, value=fn, lhs=None)
+_field(p[0], None, fld, v)
 
 @field_array@
-identifier S, x, fld, fn;
+identifier S, x, fld;
+expression v;
 position p;
 @@
-struct S x[...] = { ..., { ..., .fld = \(fn@p\|&fn@p\), ... }, ... };
+struct S x[...] = { ..., { ..., .fld = v@p, ... }, ... };
 
 @script:python@
-S << field_array.S; fld << field_array.fld; fn << field_array.fn; p << field_array.p;
+S << field_array.S; fld << field_array.fld; v << field_array.v; p << field_array.p;
 @@
-_emit("field", p[0], struct=S, field=fld, value=fn, lhs=None)
+_field(p[0], S, fld, v)
 
 @field_array_idx@
-identifier S, x, fld, fn;
-expression i;
+identifier S, x, fld;
+expression i, v;
 position p;
 @@
-struct S x[...] = { ..., [i] = { ..., .fld = \(fn@p\|&fn@p\), ... }, ... };
+struct S x[...] = { ..., [i] = { ..., .fld = v@p, ... }, ... };
 
 @script:python@
-S << field_array_idx.S; fld << field_array_idx.fld; fn << field_array_idx.fn; p << field_array_idx.p;
+S << field_array_idx.S; fld << field_array_idx.fld; v << field_array_idx.v; p << field_array_idx.p;
 @@
-_emit("field", p[0], struct=S, field=fld, value=fn, lhs=None)
+_field(p[0], S, fld, v)
 
 @field_assign@
 expression e;
@@ -200,9 +214,13 @@ identifier fld, fn;
 position p;
 @@
 (
-e.fld = \(fn@p\|&fn@p\)
+e.fld = fn@p
 |
-e->fld = \(fn@p\|&fn@p\)
+e->fld = fn@p
+|
+e.fld = &fn@p
+|
+e->fld = &fn@p
 )
 
 @script:python@
