@@ -3,8 +3,9 @@
 """The facts of C files, as Coccinelle's parser reads them, for the
 migration kit (si-migrate-scan.py; Documentation/migration.md, "How the kit
 reads C"): struct definitions with their members and member types,
-function definitions with their parameters, variable declarations, and
-every call with its callee, its arguments' texts and its line.
+function definitions with their parameters, variable declarations,
+every call with its callee, its arguments' texts and its line, and the
+names given to a field (ops-table initializers, assignments).
 
 Coccinelle (spatch, which the kit already needs to convert) parses the
 unpreprocessed text and every #ifdef branch, with no kernel configuration:
@@ -38,17 +39,18 @@ RULES = os.path.join(HERE, "coccinelle", "c_facts.cocci")
 MACROS = os.path.join(HERE, "coccinelle", "si_timer_macros.h")
 MARK = "@c_facts "
 # One fact format: bump when the rules' output changes shape.
-FORMAT = "1"
+FORMAT = "2"
 
 
 class Function:
-    """A function definition: where (first and last line of the whole
-    definition), its return type's text, its parameters [(name, type)]
-    in order, and its calls [Call] in order of position."""
+    """A function definition: where (its name's line and column, the
+    first and last line of the whole definition), its return type's text,
+    its parameters [(name, type)] in order, and its calls [Call] in order
+    of position."""
 
-    def __init__(self, path, name, rtype, line, start, end):
+    def __init__(self, path, name, rtype, line, start, end, col=0):
         self.path, self.name, self.type = path, name, rtype
-        self.line, self.start, self.end = line, start, end
+        self.line, self.start, self.end, self.col = line, start, end, col
         self.params, self.calls = [], []
 
 
@@ -70,14 +72,25 @@ class Decl:
         self.line, self.col, self.function = line, col, function
 
 
+class Field:
+    """A name given to a field: .field = value in an initializer of struct
+    (None one level down, or in an assignment, whose left side's text is
+    lhs), or lhs.field = value / lhs->field = value; &value too."""
+
+    def __init__(self, path, struct, field, value, lhs, line, col):
+        self.path, self.struct, self.field, self.value = path, struct, field, value
+        self.lhs, self.line, self.col = lhs, line, col
+
+
 class Facts:
     """structs: struct name -> {member: its type's text}; members:
     [(path, line, col, struct, member, type)]; functions: name ->
-    [Function]; calls: [Call]; decls: [Decl] (globals and locals)."""
+    [Function]; calls: [Call]; decls: [Decl] (globals and locals);
+    fields: [Field]."""
 
     def __init__(self):
         self.structs, self.members, self.functions = {}, [], {}
-        self.calls, self.decls = [], []
+        self.calls, self.decls, self.fields = [], [], []
         self.paths = []
         self._by_path = None
 
@@ -256,11 +269,14 @@ def parse(paths, blank=False):
                 facts.members.append((p, f["line"], f["col"], f["struct"], f["name"], f["type"]))
             elif k == "function":
                 facts.functions.setdefault(f["name"], []).append(
-                    Function(p, f["name"], f["type"], f["line"], f["start"], f["end"]))
+                    Function(p, f["name"], f["type"], f["line"], f["start"], f["end"], f["col"]))
             elif k == "param":
                 params.append((p, f))
             elif k == "decl":
                 facts.decls.append(Decl(p, f["name"], f["type"], f["line"], f["col"], None))
+            elif k == "field":
+                facts.fields.append(Field(p, f["struct"], f["field"], f["value"], f["lhs"],
+                                          f["line"], f["col"]))
             elif k == "call":
                 facts.calls.append(Call(p, None, f["callee"], f["args"], f["line"], f["col"]))
     for p, ln, c, s, m, t in sorted(facts.members):

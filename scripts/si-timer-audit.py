@@ -43,13 +43,30 @@ queue's _xmit_lock). Soft hrtimer callbacks (HRTIMER softirq), and
 si_hrtimer callbacks in compatible mode which stand for them, make
 mask_hrtimer.
 
-It reads C text with regular expressions, not a compiler: locks are matched
-by the last member name of their expression (&dev->lock and &priv->lock are
-both "lock"), local pointers and helpers' parameters and return values are
+It reads C with Coccinelle's parser (scripts/c_facts.py), every #if
+branch at once: the function definitions, their parameters and locals with
+their types, and every call by a callee's name with its position, so the
+call graph, the lock calls (spin_lock(), bh_lock_sock()...), the BH- and
+irq-disabling calls, per-CPU accesses, cancels, the registration calls
+inside functions, ops-table initializers (.ndo_start_xmit = fn) and
+`->function = fn` assignments are the parser's. A lock taken in any branch counts; a
+BH-disabling call counts only for the code of the branches holding it.
+What no parser gives stays text, and is named so: file-scope declaring
+macros (DEFINE_TIMER(), DECLARE_TASKLET(), module_init(),
+SIMPLE_DEV_PM_OPS()...), which the parser reads as declarations; the
+bodies of #defines (function-like macros are followed as functions),
+and so the fields an object-like macro brings to an initializer; an
+initializer the parser could not read; calls through a pointer
+(->ndo_start_xmit()); guard(cls)(lock); a local pointer's last assignment
+and a getter's return (for resolving a lock expression); a definition the
+parser skipped (read as text, with its #if's first branch, and said so in
+the evidence). Argument texts are the source's, sliced at the parser's
+positions. Locks are matched by the last member name of their expression
+(&dev->lock and &priv->lock are both "lock", unless the parser types the
+two bases as different structs), helpers' parameters and return values are
 followed within the sources given (and functions of them handed to a call
 that leaves them, as to an iterator), softirq code is that registered in
-the callback's directory (--tree-wide: anywhere), and #if/#ifdef keep their
-first branch. Read the evidence.
+the callback's directory (--tree-wide: anywhere). Read the evidence.
 
 usage: si-timer-audit.py [--format=text|tsv] [--tree-wide] FILE|DIR...
 """
@@ -58,6 +75,7 @@ import os
 import re
 import sys
 
+import c_facts
 import kbuild_mod
 from c_text import block_end, call_args, split_args, strip_comments
 
@@ -127,6 +145,8 @@ FUNCTION_ASSIGN = re.compile(r"(?P<lhs>[\w.\->\[\]]+?)\s*(?:\.|->)\s*function\s*
 TIMER_PARAM = re.compile(r"^\s*(?:const\s+)?struct\s+(?:timer_list|si_timer|si_hrtimer)\s*\*\s*\w*\s*$")
 HRTIMER_PARAM = re.compile(r"^\s*struct\s+hrtimer\s*\*\s*\w*\s*$")
 SI_HRTIMER_SETUP = re.compile(r"\bsi_hrtimer_setup(?:_on_stack)?\s*\(")
+# A lock's declared type (the parser's text of it).
+LOCK_TYPE = re.compile(r"\s*(?:(?:static|const|volatile)\s+)*(?:raw_)?(?:spinlock_t|rwlock_t)\b")
 CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "do", "else", "case",
             "typeof", "__typeof__", "defined", "__attribute__", "asm", "__asm__"}
@@ -325,7 +345,9 @@ def directives(text):
 def first_branch(text):
     """The text as the compiler of one configuration would see it, roughly:
     directives blanked, #if/#ifdef keep their first branch (#if 0: the
-    next), #elif/#else branches blanked. Newlines stay, so lines match."""
+    next), #elif/#else branches blanked. Newlines stay, so lines match.
+    Only for functions(), the fallback reader of definitions the parser
+    skipped: counting braces needs one branch."""
     lines = text.split("\n")
     stack = []      # per open #if: [keeping this branch now, a branch was kept]
     dirs = {i: (j, d) for i, j, d in directives(text)}
@@ -352,6 +374,45 @@ def first_branch(text):
             lines[i] = ""
         i += 1
     return "\n".join(lines)
+
+
+def blank_directives(text):
+    """The text with every #if branch kept (as Coccinelle's parser reads
+    it) and the directive lines blanked. Newlines stay, so lines match."""
+    lines = text.split("\n")
+    for i, j, _ in directives(text):
+        for k in range(i, j + 1):
+            lines[k] = ""
+    return "\n".join(lines)
+
+
+def branches(text):
+    """For each line (0-based), the #if branches holding it, outermost
+    first: ((group, branch index), ...). Two lines of one group's
+    different branches are never both compiled."""
+    lines = text.split("\n")
+    out, stack, group = [()] * len(lines), [], 0
+    dirs = {i: (j, d) for i, j, d in directives(text)}
+    i = 0
+    while i < len(lines):
+        if i in dirs:
+            j, d = dirs[i]
+            m = re.match(r"\s*#\s*(\w+)", d)
+            word = m.group(1) if m else ""
+            if word in ("if", "ifdef", "ifndef"):
+                group += 1
+                stack.append((group, 0))
+            elif word in ("elif", "else") and stack:
+                stack[-1] = (stack[-1][0], stack[-1][1] + 1)
+            elif word == "endif" and stack:
+                stack.pop()
+            for k in range(i, j + 1):
+                out[k] = tuple(stack)
+            i = j + 1
+            continue
+        out[i] = tuple(stack)
+        i += 1
+    return out
 
 
 def unparen(e):
@@ -400,12 +461,27 @@ def percpu_match(a, b):
     return bool(a) and bool(b) and a[0] == b[0]
 
 
+class Call:
+    """A call in a function's body: callee, pos (offset in the body), line
+    (in the file) and the arguments' texts as the source spells them."""
+    __slots__ = ("name", "pos", "line", "args")
+
+    def __init__(self, name, pos, line, args):
+        self.name, self.pos, self.line, self.args = name, pos, line, args
+
+
 class Func:
-    """line: where its name is; body_line: where its body (the '{') starts."""
-    def __init__(self, path, name, line, body, body_line, params, macro=False):
+    """line: where its name is; body_line: where its body (the '{') starts.
+    parsed: read by Coccinelle's parser (calls, parameters and local
+    types from c_facts); else a function-like macro or a definition the
+    parser skipped, read as text. calls: [Call] in order of position."""
+    def __init__(self, path, name, line, body, body_line, params, macro=False, pnames=None):
         self.path, self.name, self.line, self.body = path, name, line, body
         self.body_line, self.params, self.macro = body_line, params, macro
-        self.pnames = params if macro else param_names(params)
+        self.pnames = pnames if pnames is not None else params if macro else param_names(params)
+        self.parsed = False
+        self.vars = {}          # parsed: parameter and local name -> its type's text
+        self.calls = []
 
     def __repr__(self):
         return "%s()" % self.name
@@ -420,8 +496,24 @@ def param_names(plist):
     return out
 
 
+def text_calls(fn):
+    """The calls of a body read as text (a macro's, a definition the parser
+    skipped): every name followed by a parenthesis."""
+    out = []
+    for m in CALL.finditer(fn.body):
+        if m.group(1) in KEYWORDS:
+            continue
+        try:
+            args = call_args(fn.body, m.end() - 1)
+        except ValueError:
+            args = []
+        out.append(Call(m.group(1), m.start(), fn.body_line + fn.body.count("\n", 0, m.start()), args))
+    return out
+
+
 def functions(path, text):
-    """Top-level function definitions of text (first_branch()ed)."""
+    """Top-level function definitions of text (first_branch()ed): the
+    fallback reader, for definitions Coccinelle's parser skipped."""
     out, depth, last, i = [], 0, 0, 0
     while i < len(text):
         ch = text[i]
@@ -453,6 +545,83 @@ def functions(path, text):
     return out
 
 
+def parsed_functions(path, text, facts):
+    """The function definitions of path as Coccinelle's parser read them
+    (every #if branch): name, parameters and local variables with their
+    types, and the calls, each at its exact position. The body is the
+    text from the '{' after the parameter list to the last '}' of the
+    definition's last line (no brace counting: braces split across #if
+    branches are the parser's business)."""
+    starts = line_starts(text)
+    out = []
+    for fs in facts.functions.values():
+        for f in fs:
+            if f.path != path:
+                continue
+            o = starts[f.line - 1] + f.col
+            if text[o:o + len(f.name)] != f.name:
+                continue            # a name a macro made: read as text
+            try:
+                # the parameter list, then the body's brace
+                close = paren_end(text, text.index("(", o + len(f.name)))
+                open_ = text.index("{", close)
+            except ValueError:
+                continue
+            last = starts[f.end] if f.end < len(starts) else len(text)
+            close_b = text.rfind("}", open_, last)
+            if close_b < 0:
+                continue
+            body_line = text.count("\n", 0, open_) + 1
+            fn = Func(path, f.name, f.line, text[open_:close_b + 1], body_line,
+                      ["%s %s" % (t, n) for n, t in f.params], pnames=[n for n, _ in f.params])
+            fn.ret, fn.parsed, fn.start, fn.end = f.type, True, f.start, f.end
+            fn.vars = {n: t for n, t in f.params}
+            for c in f.calls:
+                pos = starts[c.line - 1] + c.col - open_
+                if not 0 <= pos < len(fn.body) or fn.body[pos:pos + len(c.callee)] != c.callee:
+                    continue
+                try:
+                    args = call_args(fn.body, pos + len(c.callee))
+                except ValueError:
+                    args = list(c.args)
+                if len(args) != len(c.args):
+                    # the source's text is split by an #if inside the call:
+                    # the parser's texts of the arguments
+                    args = [unspace(a) for a in c.args]
+                fn.calls.append(Call(c.callee, pos, c.line, args))
+            out.append(fn)
+    for d in facts.decls:
+        if d.path == path and d.function:
+            for fn in out:
+                if fn.name == d.function and fn.start <= d.line <= fn.end:
+                    fn.vars.setdefault(d.name, d.type)
+    return sorted(out, key=lambda fn: fn.start)
+
+
+def unspace(arg):
+    """A Coccinelle argument text ("& p -> lock") as C is written (&p->lock)."""
+    a = re.sub(r"\s*(->|\.|\[|\]|\(|\))\s*", r"\1", arg)
+    return re.sub(r"([&*!~])\s+(?=[\w(])", r"\1", a).strip()
+
+
+def line_starts(text):
+    out, i = [0], text.find("\n")
+    while i >= 0:
+        out.append(i + 1)
+        i = text.find("\n", i + 1)
+    return out
+
+
+def paren_end(text, i):
+    """Index of the ')' closing the '(' at text[i]."""
+    depth = 0
+    for j in range(i, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[j], 0)
+        if depth == 0:
+            return j
+    raise ValueError("unclosed parenthesis")
+
+
 def macros(path, text):
     """Function-like #defines, as functions the callers' calls lead to."""
     out = []
@@ -463,10 +632,6 @@ def macros(path, text):
             out.append(Func(path, m.group(1), i + 1, "{" + body[1:] + "}", i + 1,
                             [p.strip() for p in m.group(2).split(",") if p.strip()], macro=True))
     return out
-
-
-def bh_disabled_at(body, pos, off=BH_OFF, on=BH_ON):
-    return len(off.findall(body[:pos])) > len(on.findall(body[:pos]))
 
 
 class Tree:
@@ -485,11 +650,46 @@ class Tree:
                 self.unit.setdefault(f, set()).add(i)
         self.bases = bases
         self.raw = {f: strip_comments(open(f, errors="replace").read()) for f in self.files}
-        self.text = {f: first_branch(t) for f, t in self.raw.items()}
+        # Every #if branch, as the parser reads them: a lock taken in any
+        # branch counts.
+        self.text = {f: blank_directives(t) for f, t in self.raw.items()}
+        self.branch = {f: branches(t) for f, t in self.raw.items()}
+        self.facts = c_facts.parse(list(self.files))
         self.defs = {}      # name -> [Func], static functions may repeat across files
+        self.skipped = []   # definitions the parser skipped, read as text
+        self.scope_calls = {}
+        self.unparsed = {}
         for f in self.files:
-            for fn in functions(f, self.text[f]) + macros(f, self.raw[f]):
+            parsed = parsed_functions(f, self.text[f], self.facts)
+            names = set(fn.name for fn in parsed)
+            spans = [(fn.start, fn.end) for fn in parsed]
+            skipped = [fn for fn in functions(f, first_branch(self.raw[f]))
+                       if fn.name not in names and not any(a <= fn.line <= b for a, b in spans)]
+            ms = macros(f, self.raw[f])
+            for fn in skipped + ms:
+                fn.calls = text_calls(fn)
+            self.skipped.extend(skipped)
+            for fn in parsed + skipped + ms:
                 self.defs.setdefault(fn.name, []).append(fn)
+            # File scope, as text: declaring macros (DECLARE_TASKLET(),
+            # module_init(), SIMPLE_DEV_PM_OPS()...), which the parser
+            # reads as declarations, and the bodies of #defines.
+            lines = self.raw[f].split("\n")
+            for fn in parsed:
+                for k in range(fn.start - 1, min(fn.end, len(lines))):
+                    lines[k] = ""
+            for fn in skipped:
+                for k in range(fn.line - 1, min(fn.body_line + fn.body.count("\n"), len(lines))):
+                    lines[k] = ""
+            scope = Func(f, "<file scope>", 1, "\n".join(lines), 1, [])
+            self.scope_calls[f] = text_calls(scope)
+            # What the parser never reads: #define bodies and the
+            # definitions it skipped (read as text for fields given a name).
+            keep = set(k for i, j, _ in directives(self.raw[f]) for k in range(i, j + 1))
+            for fn in skipped:
+                keep.update(range(fn.line - 1, fn.body_line + fn.body.count("\n")))
+            self.unparsed[f] = "\n".join(x if k in keep else "" for k, x in
+                                          enumerate(self.raw[f].split("\n")))
         self.walks = {}
         self.consts = {}        # object-like macros: name -> value
         for t in self.raw.values():
@@ -501,20 +701,50 @@ class Tree:
                 m = re.match(r"\s*#\s*define\s+(\w+)(?!\()\s(.*)", d, re.S)
                 if m:
                     self.macro_text.setdefault(m.group(1), m.group(2).replace("\\\n", " "))
-        self.globals = set()    # locks defined at file scope
+        # Locks defined at file scope: the parser's declarations, and the
+        # declaring macros (text: the parser reads no macro's meaning).
+        self.globals = set()
         for t in self.raw.values():
             self.globals.update(re.findall(r"\bDEFINE_(?:RAW_)?(?:SPINLOCK|RWLOCK)\s*\(\s*(\w+)", t))
-            self.globals.update(re.findall(r"^\s*(?:static\s+)?(?:raw_)?(?:spinlock_t|rwlock_t)\s+(\w+)",
-                                           t, re.M))
-
+        for d in self.facts.decls:
+            if d.function is None and LOCK_TYPE.match(d.type) and "*" not in d.type:
+                self.globals.add(d.name)
         # Locks declared in the files read: globals and members, by name.
         self.lock_decls = set(self.globals)
-        for t in self.raw.values():
-            for m in re.finditer(r"\b(?:raw_)?(?:spinlock_t|rwlock_t)\s+([^;(){}=]+)[;=]", t):
-                for d in m.group(1).split(","):
-                    n = re.match(r"\s*\**\s*(\w+)", d)
-                    if n:
-                        self.lock_decls.add(n.group(1))
+        self.lock_decls.update(d.name for d in self.facts.decls if LOCK_TYPE.match(d.type))
+        self.lock_decls.update(m[4] for m in self.facts.members if LOCK_TYPE.match(m[5]))
+
+    def file_calls(self, f):
+        """Every call of file f: those of its functions (the parser's, where
+        it read them) and those at file scope and in #defines (text)."""
+        out = []
+        for fs in self.defs.values():
+            for fn in fs:
+                if fn.path == f and not fn.macro:
+                    out.extend(fn.calls)
+        # in the order of the file, as a reader meets them
+        return sorted(out + self.scope_calls[f], key=lambda c: c.line)
+
+    def bh_disabled_at(self, fn, pos, only_bh=False):
+        """Bottom halves (or interrupts; only_bh: bottom halves only) are off
+        at pos in fn: more disabling calls than enabling ones before it. A
+        disabling call counts only in a branch of #if holding pos (in
+        another branch it may not be compiled); an enabling one in any."""
+        off, on = (BH_ONLY_OFF, BH_ONLY_ON) if only_bh else (BH_OFF, BH_ON)
+        br = self.branch.get(fn.path, [])
+
+        def at(line):
+            return br[line - 1] if 0 < line <= len(br) else ()
+        here = at(fn.body_line + fn.body.count("\n", 0, pos))
+        n = 0
+        for c in fn.calls:
+            if c.pos >= pos:
+                continue
+            if off.match(c.name + "(") and here[:len(at(c.line))] == at(c.line):
+                n += 1
+            elif on.match(c.name + "("):
+                n -= 1
+        return n > 0
 
     def kernel_owned(self, exprs):
         """Why the timers set up with a callback are the kernel's (a
@@ -524,14 +754,15 @@ class Tree:
             return None
         own = getattr(self, "_own_timers", None)
         if own is None:
+            # The timers the files read declare: members and variables as
+            # the parser reads them (the converter's parse: what it retypes),
+            # and DEFINE_TIMER() (a declaring macro: text).
             own = self._own_timers = set()
+            timer = re.compile(r"\s*(?:(?:static|const|volatile)\s+)*struct\s+"
+                               r"(?:timer_list|si_timer|hrtimer|si_hrtimer)\b")
+            own.update(m[4] for m in self.facts.members if timer.match(m[5]))
+            own.update(d.name for d in self.facts.decls if timer.match(d.type))
             for t in self.raw.values():
-                for m in re.finditer(r"\bstruct\s+(?:timer_list|si_timer|hrtimer|si_hrtimer)\s+"
-                                     r"([^;(){}=]+)[;=]", t):
-                    for d in m.group(1).split(","):
-                        n = re.match(r"\s*\**\s*(\w+)", d)
-                        if n:
-                            own.add(n.group(1))
                 own.update(re.findall(r"\bDEFINE_(?:SI_)?TIMER\s*\(\s*(\w+)", t))
         why = []
         for e in exprs:
@@ -608,41 +839,34 @@ class Tree:
                 continue
             seen.add(key)
             out.append((fn, bind))
-            for m in CALL.finditer(fn.body):
-                c = m.group(1)
+            for call in fn.calls:
+                c = call.name
                 if c not in self.defs and c not in KEYWORDS:
-                    todo.extend(self.handed(fn, bind, c, m))
+                    todo.extend(self.handed(fn, bind, call))
                 if c not in self.defs or c in KEYWORDS or c == fn.name:
                     continue
                 callee = self.func(c, fn.path)
                 b = {}
-                try:
-                    args = call_args(fn.body, m.end() - 1)
-                except ValueError:
-                    args = []
-                for pn, a in zip(callee.pnames if callee else [], args):
-                    b[pn] = self.resolve_expr(fn, bind, a, m.start())
-                if bind.get("@off") or bh_disabled_at(fn.body, m.start()):
+                for pn, a in zip(callee.pnames if callee else [], call.args):
+                    b[pn] = self.resolve_expr(fn, bind, a, call.pos)
+                if bind.get("@off") or self.bh_disabled_at(fn, call.pos):
                     b["@off"] = "1"
                 todo.append((c, fn.path, b))
         self.walks[(name, path)] = out
         return out
 
-    def handed(self, fn, bind, c, m):
+    def handed(self, fn, bind, call):
         """The functions of the tree that fn hands to c(), a call leaving
         the sources that registers nothing the audit knows: an iterator such
         as ieee80211_iterate_active_interfaces_atomic() runs them there and
         then, in the caller's context, so the walk follows them."""
+        c = call.name
         if c in REG_CALLS or c in THREADED_IRQ or c in PROCESS_CALLS or \
                 TIMER_SETUP.match(c + "(") or c.startswith(("hrtimer_", "si_hrtimer_")):
             return []
-        try:
-            args = call_args(fn.body, m.end() - 1)
-        except ValueError:
-            return []
-        off = {"@off": "1"} if bind.get("@off") or bh_disabled_at(fn.body, m.start()) else {}
+        off = {"@off": "1"} if bind.get("@off") or self.bh_disabled_at(fn, call.pos) else {}
         out = []
-        for a in args:
+        for a in call.args:
             a = a.lstrip("&").strip()
             d = self.func(a, fn.path) if re.fullmatch(r"\w+", a) and a != fn.name else None
             if d is not None and not d.macro:
@@ -696,10 +920,13 @@ class Tree:
     @staticmethod
     def base_type(fn, expr):
         """The struct type of a one-level member expression's base
-        (&ohci->lock: struct ohci_hcd), where fn declares it; else None."""
+        (&ohci->lock: struct ohci_hcd), where fn declares it (the parser's
+        type of the parameter or local); else None."""
         m = re.fullmatch(r"&?\s*(\w+)\s*(?:->|\.)\s*\w+", unparen(expr))
         if not m:
             return None
+        if fn.parsed:
+            return c_facts.type_struct(fn.vars.get(m.group(1), ""))
         d = re.search(r"\bstruct\s+(\w+)\s*\*?\s*(?:const\s+)?%s\b" % re.escape(m.group(1)),
                       " ".join(fn.params) + " " + fn.body)
         return d.group(1) if d else None
@@ -729,27 +956,24 @@ class Tree:
         """Each lock taken: dict(key, expr, fn, call, plain, where, resolved)."""
         out = []
         for fn, bind in self.walk(name, path):
-            for m in LOCK_CALL.finditer(fn.body):
-                try:
-                    args = call_args(fn.body, m.end() - 1)
-                except ValueError:
-                    continue
-                call = m.group("fn")
-                key, r, ok = self.lock_key(fn, bind, args[0], m.start())
-                plain = not re.search(r"_bh|_irq", call) and not bind.get("@off") and \
-                    not bh_disabled_at(fn.body, m.start())
-                out.append(dict(key=key, expr=args[0] if r == args[0] else "%s (%s)" % (args[0], r),
-                                fn=fn, call=call, plain=plain, where=self.where(fn, m.start()),
-                                resolved=ok, type=self.base_type(fn, r)))
-            for m in CALL.finditer(fn.body):
-                if m.group(1) in LOCKER and m.group(1) not in self.defs:
-                    key, pl = LOCKER[m.group(1)]
-                    args = call_args(fn.body, m.end() - 1)
-                    out.append(dict(key=key, expr="%s(%s)" % (m.group(1), ", ".join(args)), fn=fn,
-                                    call=m.group(1),
+            for c in fn.calls:
+                if LOCK_CALL.match(c.name + "(") and c.args:
+                    key, r, ok = self.lock_key(fn, bind, c.args[0], c.pos)
+                    plain = not re.search(r"_bh|_irq", c.name) and not bind.get("@off") and \
+                        not self.bh_disabled_at(fn, c.pos)
+                    out.append(dict(key=key, expr=c.args[0] if r == c.args[0] else
+                                    "%s (%s)" % (c.args[0], r),
+                                    fn=fn, call=c.name, plain=plain, where=self.where(fn, c.pos),
+                                    resolved=ok, type=self.base_type(fn, r)))
+                elif c.name in LOCKER and c.name not in self.defs:
+                    key, pl = LOCKER[c.name]
+                    out.append(dict(key=key, expr="%s(%s)" % (c.name, ", ".join(c.args)), fn=fn,
+                                    call=c.name,
                                     plain=pl and not bind.get("@off") and
-                                    not bh_disabled_at(fn.body, m.start()),
-                                    where=self.where(fn, m.start()), resolved=True, type=None))
+                                    not self.bh_disabled_at(fn, c.pos),
+                                    where=self.where(fn, c.pos), resolved=True, type=None))
+            # guard(cls)(lock): the lock is the argument of a call whose
+            # callee is a call; the parser names no such callee (text).
             for m in GUARD.finditer(fn.body):
                 cls = m.group("cls")
                 if not re.search(r"spinlock|rwlock|read_lock|write_lock", cls):
@@ -761,7 +985,7 @@ class Tree:
                     continue
                 key, r, ok = self.lock_key(fn, bind, args[-1], m.start())
                 plain = not re.search(r"_bh|_irq", cls) and not bind.get("@off") and \
-                    not bh_disabled_at(fn.body, m.start())
+                    not self.bh_disabled_at(fn, m.start())
                 out.append(dict(key=key, expr=args[-1], fn=fn, call="guard(%s)" % cls, plain=plain,
                                 where=self.where(fn, m.start()), resolved=ok,
                                 type=self.base_type(fn, r)))
@@ -771,23 +995,16 @@ class Tree:
         out = []
         reach = self.reach(name, path)
         # A CPU number handed down a path that reads smp_processor_id(): this CPU's.
-        cpu_here = any(SMP_ID.search(f.body) for f in reach)
+        cpu_here = any(SMP_ID.match("%s(%s)" % (c.name, ", ".join(c.args))) for f in reach
+                       for c in f.calls)
         for fn in reach:
-            for m in PERCPU.finditer(fn.body):
-                try:
-                    args = call_args(fn.body, m.end() - 1)
-                except ValueError:
-                    continue
-                out.append((percpu_key(args[0]), m.group("op"), args[0], fn,
-                            self.where(fn, m.start())))
-            for m in PER_CPU_PTR.finditer(fn.body):
-                try:
-                    args = call_args(fn.body, m.end() - 1)
-                except ValueError:
-                    continue
-                if len(args) == 2 and self.this_cpu(fn, args[1], m.start(), cpu_here):
-                    out.append((percpu_key(args[0]), m.group("op"), ", ".join(args), fn,
-                                self.where(fn, m.start())))
+            for c in fn.calls:
+                if PERCPU.match(c.name + "(") and c.args:
+                    out.append((percpu_key(c.args[0]), c.name, c.args[0], fn, self.where(fn, c.pos)))
+                elif PER_CPU_PTR.match(c.name + "(") and len(c.args) == 2 and \
+                        self.this_cpu(fn, c.args[1], c.pos, cpu_here):
+                    out.append((percpu_key(c.args[0]), c.name, ", ".join(c.args), fn,
+                                self.where(fn, c.pos)))
         return out
 
     @staticmethod
@@ -809,18 +1026,20 @@ class Tree:
     def matches(self, name, path, rx):
         out = []
         for fn in self.reach(name, path):
-            for m in rx.finditer(fn.body):
-                out.append((m.group(1), fn, self.where(fn, m.start())))
+            for c in fn.calls:
+                m = rx.match(c.name + "(")
+                if m:
+                    out.append((m.group(1), fn, self.where(fn, c.pos)))
         return out
 
     # --- Registrations -------------------------------------------------
-    def hrtimer_modes(self, t):
+    @staticmethod
+    def hrtimer_modes(calls):
         """Member key of an hrtimer -> its mode text (hrtimer_init/setup)."""
         modes = {}
-        for m in re.finditer(r"\bhrtimer_(?:init|setup)(?:_on_stack)?\s*\(", t):
-            args = call_args(t, m.end() - 1)
-            if args:
-                modes[member_key(args[0])] = args[-1]
+        for c in calls:
+            if re.fullmatch(r"hrtimer_(?:init|setup)(?:_on_stack)?", c.name) and c.args:
+                modes[member_key(c.args[0])] = c.args[-1]
         return modes
 
     def hrtimer_kind(self, mode, api):
@@ -852,14 +1071,15 @@ class Tree:
                 handlers[(fn, f)] = (kind, what)
 
         for f, t in self.raw.items():
-            for m in TIMER_SETUP.finditer(t):
-                try:
-                    args = call_args(t, m.end() - 1)
-                except ValueError:
-                    continue
-                if len(args) >= 2 and re.fullmatch(r"\w+", args[1]) and args[1] != "NULL":
-                    flags = args[2] if len(args) > 2 and "timer_setup" in m.group("api") else ""
-                    timers.setdefault((args[1], f), (m.group("api"), flags, member_key(args[0])))
+            # The calls: the parser's in the functions it read, text at
+            # file scope (declaring macros) and in #defines.
+            calls = self.file_calls(f)
+            for c in calls:
+                args = c.args
+                if TIMER_SETUP.match(c.name + "(") and len(args) >= 2 and \
+                        re.fullmatch(r"\w+", args[1]) and args[1] != "NULL":
+                    flags = args[2] if len(args) > 2 and "timer_setup" in c.name else ""
+                    timers.setdefault((args[1], f), (c.name, flags, member_key(args[0])))
                     self.timer_exprs.setdefault((args[1], f), []).append(args[0])
             for m in DEFINE_TIMER.finditer(t):
                 timers.setdefault((m.group("fn"), f), (m.group("api"), "", m.group("t")))
@@ -867,9 +1087,17 @@ class Tree:
                 args = call_args(t, m.start("api"))
                 timers.setdefault((m.group("fn"), f), (m.group("api"), args[1] if len(args) > 1 else "",
                                                        m.group("t")))
-            modes = self.hrtimer_modes(t)
-            for m in FUNCTION_ASSIGN.finditer(t):
-                fn, key = m.group("fn"), member_key(m.group("lhs"))
+            modes = self.hrtimer_modes(calls)
+            # Names given to fields: the parser's initializers and
+            # assignments; text where it never reads (#define bodies,
+            # definitions it skipped).
+            fields = sorted((fl for fl in self.facts.fields if fl.path == f),
+                            key=lambda fl: (fl.line, fl.col))
+            assigns = [(unspace(fl.lhs), fl.value) for fl in fields
+                       if fl.field == "function" and fl.lhs is not None]
+            assigns += [(m.group("lhs"), m.group("fn")) for m in FUNCTION_ASSIGN.finditer(self.unparsed[f])]
+            for lhs, fn in assigns:
+                key = member_key(lhs)
                 d = self.func(fn, f)
                 if key in modes or (d is not None and d.params and HRTIMER_PARAM.match(d.params[0])):
                     kind, what = self.hrtimer_kind(modes.get(key), "hrtimer_init")
@@ -878,16 +1106,12 @@ class Tree:
                         # what si-migrate.sh makes an si_hrtimer: audited too
                         timers.setdefault((fn, f), ("hrtimer_init SOFT", "", key))
                 elif (d is not None and d.params and TIMER_PARAM.match(d.params[0])) or \
-                        (d is None and "timer" in m.group("lhs") and "hrtimer" not in m.group("lhs")):
+                        (d is None and "timer" in lhs and "hrtimer" not in lhs):
                     timers.setdefault((fn, f), (".function =", "", key))
-                    self.timer_exprs.setdefault((fn, f), []).append(m.group("lhs"))
-            for m in re.finditer(r"\b(\w+)\s*\(", t):
-                reg = m.group(1)
+                    self.timer_exprs.setdefault((fn, f), []).append(lhs)
+            for c in calls:
+                reg, args = c.name, c.args
                 if reg not in REG_CALLS and reg not in THREADED_IRQ:
-                    continue
-                try:
-                    args = call_args(t, m.end() - 1)
-                except ValueError:
                     continue
                 if reg in THREADED_IRQ and len(args) > THREADED_IRQ[reg]:
                     th = args[THREADED_IRQ[reg]].lstrip("&")
@@ -910,40 +1134,52 @@ class Tree:
                     # Forced-threaded on PREEMPT_RT, with bottom halves off.
                     threaded.add((fn, f))
                 add(fn, f, kind, "%s (%s())" % (what, reg))
-            for m in SI_HRTIMER_SETUP.finditer(t):
-                try:
-                    args = call_args(t, m.end() - 1)
-                except ValueError:
-                    continue
-                if len(args) < 5 or not re.fullmatch(r"&?\w+", args[1]):
+            for c in calls:
+                args = c.args
+                if not SI_HRTIMER_SETUP.match(c.name + "(") or len(args) < 5 or not re.fullmatch(r"&?\w+", args[1]):
                     continue
                 fn = args[1].lstrip("&")
                 timers.setdefault((fn, f), ("si_hrtimer_setup", args[4], member_key(args[0])))
                 if "SI_TIMER_SOFTINTERRUPTIBLE" not in args[4]:
                     add(fn, f, HRTVEC, "%s (si_hrtimer_setup())" % COMPAT_SI_HRT)
-            # Initializers of known structures, then any .field = fn.
+            # Initializers of known structures (the parser's), then any
+            # .field = fn.
+            for fl in fields:
+                if fl.struct and fl.lhs is None:
+                    self._field(fl.field, fl.struct, fl.value, f, add, unknown)
+            # Fields an object-like macro brings (mac80211_hwsim's
+            # HWSIM_COMMON_OPS): the parser never sees a macro's body, so
+            # the text finds the initializers naming one, and the fields.
+            # An initializer the parser could not read (mac80211_hwsim's,
+            # where the macro has no comma after it) is read as text whole.
             for m in re.finditer(r"\bstruct\s+(\w+)\s+[\w\s\[\]]*?=\s*\{", t):
-                body = t[m.end():block_end(t, m.end() - 1)]
-                # fields an object-like macro brings (mac80211_hwsim's HWSIM_COMMON_OPS)
-                body += "".join(" " + self.macro_text[w] + "\n" for w in set(re.findall(r"\b[A-Z]\w+\b", body))
-                                if w in self.macro_text)
-                for fm in re.finditer(r"\.\s*(\w+)\s*=\s*&?\s*(\w+)\s*[,}\n]", body):
+                end = block_end(t, m.end() - 1)
+                body = t[m.end():end]
+                first, last = t.count("\n", 0, m.start()) + 1, t.count("\n", 0, end) + 1
+                read = any(fl.struct == m.group(1) and first <= fl.line <= last for fl in fields)
+                brought = "".join(" " + self.macro_text[w] + "\n" for w in set(re.findall(r"\b[A-Z]\w+\b", body))
+                                  if w in self.macro_text)
+                for fm in re.finditer(r"\.\s*(\w+)\s*=\s*&?\s*(\w+)\s*[,}\n]",
+                                      brought if read else body + brought):
                     self._field(fm.group(1), m.group(1), fm.group(2), f, add, unknown)
-            for fm in re.finditer(r"(?:\.|->)\s*(\w+)\s*=\s*&?\s*(\w+)\s*[,;}]", t):
-                if (fm.group(2), f) not in handlers and (fm.group(2), f) not in unknown:
-                    self._field(fm.group(1), None, fm.group(2), f, add, unknown)
+            rest = [(fl.field, fl.value) for fl in fields if not fl.struct or fl.lhs is not None]
+            rest += [(fm.group(1), fm.group(2)) for fm in
+                     re.finditer(r"(?:\.|->)\s*(\w+)\s*=\s*&?\s*(\w+)\s*[,;}]", self.unparsed[f])]
+            for field, fn in rest:
+                if (fn, f) not in handlers and (fn, f) not in unknown:
+                    self._field(field, None, fn, f, add, unknown)
             # BH workqueues: the work items queued on system_bh*_wq or a WQ_BH queue.
             bhwq = {"system_bh_wq", "system_bh_highpri_wq"}
             bhwq.update(member_key(x) for x in re.findall(
                 r"([\w.\->]+)\s*=\s*alloc_workqueue\s*\([^;]*\bWQ_BH\b", t))
             works = {}
-            for m in re.finditer(r"\b(?:INIT_WORK|DECLARE_WORK)\s*\(", t):
-                args = call_args(t, m.end() - 1)
-                if len(args) > 1:
-                    works.setdefault(member_key(args[0]), []).append(args[1].lstrip("&"))
-            for m in re.finditer(r"\bqueue_work(?:_on)?\s*\(", t):
-                args = call_args(t, m.end() - 1)
-                args = args[1:] if m.group(0).startswith("queue_work_on") else args
+            for c in calls:
+                if c.name in ("INIT_WORK", "DECLARE_WORK") and len(c.args) > 1:
+                    works.setdefault(member_key(c.args[0]), []).append(c.args[1].lstrip("&"))
+            for c in calls:
+                if c.name not in ("queue_work", "queue_work_on"):
+                    continue
+                args = c.args[1:] if c.name == "queue_work_on" else c.args
                 if len(args) > 1 and member_key(args[0]) in bhwq:
                     for fn in works.get(member_key(args[1]), []):
                         add(fn, f, SOFTIRQ, "BH workqueue item (queue_work(%s))" % args[0])
@@ -952,23 +1188,19 @@ class Tree:
             if (fn, f) not in handlers and (fn, f) not in timers:
                 add(fn, f, MAYBE, what)
         # Functions only referenced as a value (in a call's arguments).
-        for f, t in self.text.items():
-            for m in re.finditer(r"\b(\w+)\s*\(", t):
-                reg = m.group(1)
+        for f in self.files:
+            for c in self.file_calls(f):
+                reg = c.name
                 if reg in PROCESS_CALLS:
-                    for a in call_args(t, m.end() - 1):
+                    for a in c.args:
                         a = a.lstrip("&").strip()
                         if re.fullmatch(r"\w+", a) and self.func(a, f) is not None:
                             add(a, f, PROCESS, "%s()" % reg)
                     continue
                 if reg in KEYWORDS or reg in REG_CALLS or reg in THREADED_IRQ or \
-                        TIMER_SETUP.match(m.group(0) + ")") or reg in ("sizeof",):
+                        TIMER_SETUP.match(reg + "(") or reg in ("sizeof",):
                     continue
-                try:
-                    args = call_args(t, m.end() - 1)
-                except ValueError:
-                    continue
-                for a in args:
+                for a in c.args:
                     a = a.lstrip("&").strip()
                     d = self.func(a, f) if re.fullmatch(r"\w+", a) else None
                     if d is None or d.macro or (a, f) in handlers or (a, f) in timers:
@@ -1005,13 +1237,18 @@ def callback_timer(tree, fcb, tkey):
     the timer's member name (@tkey, if the setup named it already), from
     the callback's from_timer()/container_of()."""
     ttype = None
-    m = re.search(r"\b(?:from_timer|timer_container_of|si_timer_container_of)\s*\(\s*(\w+)\s*,"
-                  r"\s*\w+\s*,\s*(\w+)", fcb.body)
-    if m:
-        ttype, tkey = tree.base_type(fcb, "%s->%s" % m.groups()), tkey or m.group(2)
-    m = re.search(r"\bcontainer_of\s*\(\s*\w+\s*,\s*struct\s+(\w+)\s*,\s*(\w+)", fcb.body)
-    if m and not ttype:
-        ttype, tkey = m.group(1), tkey or m.group(2)
+    for c in fcb.calls:
+        a = [x.strip() for x in c.args]
+        if c.name in ("from_timer", "timer_container_of", "si_timer_container_of") and \
+                len(a) == 3 and re.fullmatch(r"\w+", a[0]) and re.fullmatch(r"\w+", a[2]):
+            ttype, tkey = tree.base_type(fcb, "%s->%s" % (a[0], a[2])), tkey or a[2]
+            break
+    for c in fcb.calls:
+        a = [x.strip() for x in c.args]
+        m = re.fullmatch(r"struct\s+(\w+)", a[1]) if len(a) == 3 else None
+        if c.name == "container_of" and m and re.fullmatch(r"\w+", a[2]) and not ttype:
+            ttype, tkey = m.group(1), tkey or a[2]
+            break
     return ttype, tkey
 
 def audit(tree, tree_wide=False):
@@ -1063,12 +1300,9 @@ def audit(tree, tree_wide=False):
         for d in defs:
             if d.macro:
                 continue
-            for m in SYNC_CANCEL.finditer(d.body):
-                try:
-                    args = call_args(d.body, m.end() - 1)
-                except ValueError:
-                    continue
-                cancels.append((member_key(args[0]), d, m, args[0], tree.base_type(d, args[0])))
+            for c in d.calls:
+                if SYNC_CANCEL.match(c.name + "(") and c.args:
+                    cancels.append((member_key(c.args[0]), d, c, c.args[0], tree.base_type(d, c.args[0])))
 
     report, done = [], set()
     for (cb, path), (api, flags, tkey) in sorted(timers.items()):
@@ -1224,15 +1458,17 @@ def audit(tree, tree_wide=False):
             ev.append(("keep_compatible", "%s() at %s: assumes softirq context" % (what, where)))
             verdict = worse("keep_compatible")
         for f in tree.reach(cb, path):
-            for m in RAISE.finditer(f.body):
-                if not bh_disabled_at(f.body, m.start()):
+            for c in f.calls:
+                if RAISE.match(c.name + "(") and not tree.bh_disabled_at(f, c.pos):
                     ev.append(("needs_bh", "%s() at %s%s raises a softirq with bottom halves "
                                "enabled: wrap it in local_bh_disable()/local_bh_enable()"
-                               % (m.group(1), tree.where(f, m.start()),
+                               % (c.name, tree.where(f, c.pos),
                                   "" if f is fcb else " (in %s())" % f.name)))
                     verdict = worse("needs_bh")
+            # ->ndo_start_xmit(): a call through a pointer, which the
+            # parser's calls (by a callee's name) do not hold: text.
             for m in BH_CALLER.finditer(f.body):
-                if not bh_disabled_at(f.body, m.start()) and \
+                if not tree.bh_disabled_at(f, m.start()) and \
                         not any(g is f and b.get("@off") for g, b in tree.walk(cb, path)):
                     ev.append(("needs_bh", "%s() at %s%s is the network stack's softirq path, "
                                "which expects bottom halves off: wrap it in "
@@ -1246,19 +1482,19 @@ def audit(tree, tree_wide=False):
                 continue
             if ctype and ttype and ctype != ttype:
                 continue
-            if ("hrtimer" in m.group("fn")) != hrt_cb:
+            if ("hrtimer" in m.name) != hrt_cb:
                 continue                # a timer_list's cancel of an hrtimer's name, or back
             hard = [w for k, w, _ in ctx.get(id(d), []) if k == HARDIRQ]
             if hrt_cb and hard:
                 ev.append(("review", "%s(%s) at %s in %s() (%s): si_hrtimer_cancel() refuses hard "
                            "interrupt context (-EINVAL, without waiting) where hrtimer_cancel() "
                            "waited, in compatible mode too; cancel from process context"
-                           % (m.group("fn"), arg, tree.where(d, m.start()), d.name, hard[0])))
+                           % (m.name, arg, tree.where(d, m.pos), d.name, hard[0])))
                 verdict = worse("review")
                 continue
             why = None
             kinds = [(k, w) for k, w, _ in ctx.get(id(d), []) if k == SOFTIRQ]
-            if bh_disabled_at(d.body, m.start(), BH_ONLY_OFF, BH_ONLY_ON):
+            if tree.bh_disabled_at(d, m.pos, only_bh=True):
                 why = "bottom halves disabled there"
             elif kinds:
                 why = "softirq code: %s" % kinds[0][1]
@@ -1266,12 +1502,12 @@ def audit(tree, tree_wide=False):
                 why = "a threaded irq handler: bottom halves off on PREEMPT_RT"
             if why is None:
                 continue
-            stmt = statement_start(d.body, m.start())
+            stmt = statement_start(d.body, m.pos)
             checked = bool(re.search(r"=|\bif\b|\bwhile\b|\breturn\b|\(", stmt))
             ev.append(("review", "%s(%s) at %s in %s() (%s): once opted in, on PREEMPT_RT it "
                        "returns -EDEADLK without waiting while the callback runs on this CPU; "
                        "%s; do not free the timer there (DOC-kit.md, -EDEADLK)"
-                       % (m.group("fn"), arg, tree.where(d, m.start()), d.name, why,
+                       % (m.name, arg, tree.where(d, m.pos), d.name, why,
                           "the result is used" if checked else "the result is not checked")))
             verdict = worse("review")
         # Softirq code that sync-cancels another timer whose callback
@@ -1296,18 +1532,22 @@ def audit(tree, tree_wide=False):
                                "in the softirq may run inside this callback, and the second of "
                                "the two waits returns -EDEADLK without waiting (design.md, "
                                "refusal 3); do not free either timer after it"
-                               % (m.group("fn"), arg, tree.where(d, m.start()), d.name, soft[0],
-                                  ocb, bm.group("fn"), barg, tree.where(bd, bm.start()),
+                               % (m.name, arg, tree.where(d, m.pos), d.name, soft[0],
+                                  ocb, bm.name, barg, tree.where(bd, bm.pos),
                                   bd.name)))
                     verdict = worse("review")
         ev = [e for i, e in enumerate(ev) if e not in ev[:i]]
+        text_read = sorted(set("%s()" % g.name for g in tree.reach(cb, path) if not g.parsed and not g.macro))
+        if text_read:
+            ev.append(("info", "read as text (Coccinelle's parser skipped the definition): %s"
+                       % ", ".join(text_read)))
         ev.append(("read", tree.read(fcb.path)))
         where = "%s:%d" % (tree.files[fcb.path], fcb.line)
         if verdict == "safe":
             why = ("takes no lock" if not positive else
                    "every lock taken with _bh/_irq, or shared with timer callbacks or process "
                    "context only: " + "; ".join(positive))
-            ext = sorted(set(c for g in tree.reach(cb, path) for c in CALL.findall(g.body)
+            ext = sorted(set(c for g in tree.reach(cb, path) for c in (x.name for x in g.calls)
                              if c not in tree.defs and c not in KEYWORDS and c not in NOT_CALLS
                              and not LOCK_CALL.match(c + "(")
                              and not re.match(r"(raw_)?(spin|read|write)_unlock", c)))
@@ -1331,7 +1571,11 @@ def main():
     for p in args.paths:
         if not os.path.exists(p):
             sys.exit("si-timer-audit: %s: no such file or directory" % p)
-    rep = audit(Tree(args.paths), args.tree_wide)
+    try:
+        tree = Tree(args.paths)
+    except RuntimeError as e:          # no spatch, or it failed on the rules
+        sys.exit("si-timer-audit: %s" % e)
+    rep = audit(tree, args.tree_wide)
     if args.format == "tsv":
         for path, cb, verdict, where, api, opted, ev, why in rep:
             print("%s\t%s\t%s\t%d\t%s\t%s" % (path, cb, verdict,

@@ -62,6 +62,20 @@ int cft_init(struct cft_dev *dev, int n)
 \ttimer_setup(&dev->hello_timer, cft_fn, 0);
 \treturn n;
 }
+
+static const struct cft_ops cft_ops = {
+\t.start = cft_fn,
+\t.stop = &cft_init,
+};
+
+static struct cft_ops cft_table[] = {
+\t[0] = { .start = cft_fn },
+};
+
+void cft_arm(struct cft_dev *dev)
+{
+\tdev->hello_timer.function = cft_fn;
+}
 """
 
 
@@ -119,6 +133,16 @@ class Facts(unittest.TestCase):
         decls = set((d.name, d.type, d.function) for d in self.facts.decls)
         self.assertIn(("dev", "struct cft_dev *", "cft_fn"), decls)
         self.assertIn(("q", "int *", "cft_fn"), decls)
+
+    def test_fields_given_a_name(self):
+        """Ops-table initializers (&fn too, an array's [i] = { }) and
+        assignments of a field: the struct, or the left side's text."""
+        got = sorted((f.struct or "", f.field, f.value, c_facts.norm(f.lhs or ""), f.line)
+                     for f in self.facts.fields if f.path == self.c)
+        self.assertEqual(got, [("", "function", "cft_fn", "dev->hello_timer", 32),
+                               ("cft_ops", "start", "cft_fn", "", 22),
+                               ("cft_ops", "start", "cft_fn", "", 27),
+                               ("cft_ops", "stop", "cft_init", "", 23)])
 
     def test_cached_facts_are_the_same(self):
         again = c_facts.parse([self.c, self.h])

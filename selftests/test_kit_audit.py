@@ -119,6 +119,16 @@ EXPECT = {
         "aud_mod_kick_fn": ("review", r"tx_global_lock at aud_mod_timer.c:\d+; no file read declares "
                                       r"it .*module aud_mod"),
     },
+    # C the text reader got wrong (two wrong safe, one review) and the
+    # parser reads right: a lock taken plainly in an #else branch, a local's
+    # type behind a struct whose name ends like the variable, a helper whose
+    # first parameter is a function pointer.
+    "samples/audit/aud_parse.c": {
+        "aud_prs_else_fn": ("needs_bh", r"spin_lock\(\) takes &p->else_lock at aud_parse.c:61; tasklet"),
+        "aud_prs_hdr_fn": ("needs_bh", r"&r->hdr_lock.*packet receive handler.*aud_prs_rcv\(\) takes it"),
+        "aud_prs_fnptr_fn": ("needs_bh", r"takes l \(&p->ptr_lock\) at aud_parse.c:\d+ "
+                                         r"\(in aud_prs_locked\(\)\); tasklet"),
+    },
     # The migration samples: the audit's verdicts on the timer_list originals.
     "samples/migrate": {
         "mig_timer_fn": ("needs_bh", r"tasklet.*mig_tasklet_fn"),
@@ -138,6 +148,8 @@ def run(*args):
     return p.stdout
 
 
+@unittest.skipUnless(shutil.which("spatch"), "no spatch (apt-get install coccinelle): the audit reads "
+                     "C with Coccinelle's parser")
 class AuditVerdicts(unittest.TestCase):
     def check(self, path):
         want = EXPECT[path]
@@ -224,7 +236,12 @@ class AuditVerdicts(unittest.TestCase):
         file_operations process context; a callback of a kernel-owned timer
         gets no verdict: it cannot opt in."""
         self.check("samples/audit/aud_ops.c")
-        self.assertRegex(run("samples/audit/aud_ops.c"), r"shared only with aud_ops_read\(\) \(read")
+        # (the text reader read "struct msghd" + "r" as the type of the
+        # locals of .sendmsg/.recvmsg, and left them out)
+        self.assertRegex(run("samples/audit/aud_ops.c"),
+                         r"shared only with aud_ops_read\(\), aud_ops_recvmsg\(\), aud_ops_sendmsg\(\) "
+                         r"\(proto_ops .recvmsg \(system call\) \(.recvmsg\), proto_ops .sendmsg "
+                         r"\(system call\) \(.sendmsg\), read \(.read\)\)")
 
     def test_the_unit_is_the_module(self):
         """Naming one file of a module audits the module: the receive
@@ -233,6 +250,13 @@ class AuditVerdicts(unittest.TestCase):
         self.check("samples/audit/module/aud_mod_timer.c")
         for line in run("--format=tsv", "samples/audit/module/aud_mod_timer.c").splitlines():
             self.assertIn("module aud_mod (samples/audit/module/Kbuild): 3 .c, 1 .h", line)
+
+    def test_what_text_misread(self):
+        """Every #if branch is read (a lock taken plainly in #else is not
+        hidden by the spin_lock_bh() of the first branch, nor covered by
+        it: a BH-disabling call counts only in a branch holding the lock's
+        line); locals and parameters have the parser's types and order."""
+        self.check("samples/audit/aud_parse.c")
 
     def test_migrate_samples(self):
         self.check("samples/migrate")

@@ -10,6 +10,7 @@ deadlocks a machine. A more cautious verdict (review where the truth is safe,
 review where it is needs_bh) is allowed, and counted."""
 import glob
 import os
+import shutil
 import subprocess
 import sys
 import unittest
@@ -64,6 +65,8 @@ def source_tree():
     return os.path.join(root, PREFIX)
 
 
+@unittest.skipUnless(shutil.which("spatch"), "no spatch (apt-get install coccinelle): the audit reads "
+                     "C with Coccinelle's parser")
 @unittest.skipUnless(os.path.exists(TARBALL), "no %s (apt-get install linux-source-6.12): "
                      "the audit not checked against ground truth" % TARBALL)
 class AuditTruth(unittest.TestCase):

@@ -2,7 +2,8 @@
 /// The facts of C files the migration kit decides on, as Coccinelle's
 /// parser reads them (scripts/c_facts.py runs this; it changes nothing):
 /// struct members and their types, function definitions with their
-/// parameters, variable declarations, and every call with its arguments.
+/// parameters, variable declarations, every call with its arguments, and
+/// the names given to a field (initializers, assignments).
 /// Coccinelle reads the unpreprocessed text and every #ifdef branch, and is
 /// the parser that performs the conversion: a member it reports here is a
 /// member the rewrite touches.
@@ -13,12 +14,20 @@
 @initialize:python@
 @@
 import json
+import re
 
 
 def _emit(kind, p, **kw):
     kw.update(kind=kind, file=p.file, line=int(p.line), col=int(p.column),
               where=p.current_element)
     print("@c_facts " + json.dumps(kw))
+
+
+def _field(p, S, fld, v, lhs=None):
+    """A field given a name or &name (any other value: not a function)."""
+    m = re.fullmatch(r"&?\s*(\w+)", str(v))
+    if m:
+        _emit("field", p, struct=S, field=fld, value=m.group(1), lhs=lhs)
 
 // --- Struct members: direct, in an anonymous union or struct, bit fields,
 // and those of a struct defined inside another one.
@@ -141,3 +150,80 @@ callee@p(es)
 callee << fn_call.callee; es << fn_call.es; p << fn_call.p;
 @@
 _emit("call", p[0], callee=callee, args=[str(a) for a in es.elements])
+
+// --- Functions (or any name) given to a field: ops-table initializers
+// (.ndo_start_xmit = fn, &fn too), in a struct variable, an array of them
+// (with [i] = designators or without), one level down (.inner = { .f = fn },
+// struct unknown: null), and assignments (dev->fn = fn, t.function = fn).
+// A field a macro brings (HWSIM_COMMON_OPS) is the macro's text: not here.
+// The value is any expression, kept when it is a name or &name: a
+// disjunction (fn or &fn) inside an initializer's "..." made spatch try
+// every split of a long initializer (sch_red.c: minutes, not 0.3 s).
+
+@field_init@
+identifier S, x, fld;
+expression v;
+position p;
+@@
+struct S x = { ..., .fld = v@p, ... };
+
+@script:python@
+S << field_init.S; fld << field_init.fld; v << field_init.v; p << field_init.p;
+@@
+_field(p[0], S, fld, v)
+
+@field_nested@
+identifier S, x, f1, fld;
+expression v;
+position p;
+@@
+struct S x = { ..., .f1 = { ..., .fld = v@p, ... }, ... };
+
+@script:python@
+fld << field_nested.fld; v << field_nested.v; p << field_nested.p;
+@@
+_field(p[0], None, fld, v)
+
+@field_array@
+identifier S, x, fld;
+expression v;
+position p;
+@@
+struct S x[...] = { ..., { ..., .fld = v@p, ... }, ... };
+
+@script:python@
+S << field_array.S; fld << field_array.fld; v << field_array.v; p << field_array.p;
+@@
+_field(p[0], S, fld, v)
+
+@field_array_idx@
+identifier S, x, fld;
+expression i, v;
+position p;
+@@
+struct S x[...] = { ..., [i] = { ..., .fld = v@p, ... }, ... };
+
+@script:python@
+S << field_array_idx.S; fld << field_array_idx.fld; v << field_array_idx.v; p << field_array_idx.p;
+@@
+_field(p[0], S, fld, v)
+
+@field_assign@
+expression e;
+identifier fld, fn;
+position p;
+@@
+(
+e.fld = fn@p
+|
+e->fld = fn@p
+|
+e.fld = &fn@p
+|
+e->fld = &fn@p
+)
+
+@script:python@
+e << field_assign.e; fld << field_assign.fld; fn << field_assign.fn; p << field_assign.p;
+@@
+_emit("field", p[0], struct=None, field=fld, value=fn, lhs=str(e))
