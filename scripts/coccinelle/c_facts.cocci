@@ -93,6 +93,23 @@ S2 << member_nested.S2; fld << member_nested.fld; T << member_nested.T; p << mem
 @@
 _emit("member", p[0], struct=S2, name=fld, type=T)
 
+// Members of a struct with no tag that declares a variable (static struct
+// { ... } dev;, drivers/watchdog/cpu5wdt.c). Their struct is "" (none to
+// name it by); a use through the variable is told by the member's name.
+// (A typedef of one is not matched: Coccinelle 1.1 refuses that pattern.)
+
+@member_untagged_var@
+identifier fld, x;
+type T;
+position p;
+@@
+struct { ... T fld@p; ... } x;
+
+@script:python@
+fld << member_untagged_var.fld; T << member_untagged_var.T; p << member_untagged_var.p;
+@@
+_emit("member", p[0], struct="", name=fld, type=T)
+
 // --- Functions, their parameters (in order of position), declarations.
 
 @fn_def@
