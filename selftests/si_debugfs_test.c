@@ -207,8 +207,14 @@ SI_CHECKED(t_stats)
 		return;
 	longest = stats_value(cpu, stats_column("longest_us"), NULL, 0);
 	stats_value(cpu, stats_column("longest_fn"), fn, sizeof(fn));
-	SI_CHECK(longest >= SLOW_US && !strcmp(fn, "si_dbg_slow_fn"),
-		 "longest %llu us by %s, want >= %u us by si_dbg_slow_fn", longest, fn, SLOW_US);
+	/*
+	 * The executor times callbacks by the cycle counter, calibrated
+	 * against local_clock() once at load: a few percent off on a busy
+	 * host (29153 us for this 30 ms on 7.x-rt-arm64 once).
+	 */
+	SI_CHECK(longest >= SLOW_US * 9 / 10 && !strcmp(fn, "si_dbg_slow_fn"),
+		 "longest %llu us by %s, want >= %u us by si_dbg_slow_fn", longest, fn,
+		 SLOW_US * 9 / 10);
 	if (!ran_soft) {
 		si_skip("vector mask inactive: soft-interruptible callbacks run compatible");
 		return;

@@ -63,9 +63,12 @@ MODULE_PARM_DESC(nr_timers, "timers armed on the CPU going down (default 1000000
 
 /*
  * The worst interrupt latency allowed on the heir while si_timers move to
- * it: gross. The host's noise alone (the vCPUs not run) reached 16 ms in
- * an offline with nothing armed and 30 ms in this one on a loaded host;
- * moving 1,000,000 in one hold cost the heir 661 ms.
+ * it, beyond what a CPU the offline does not involve saw meanwhile: gross.
+ * The host's noise alone (the vCPUs not run) reached 16 ms in an offline
+ * with nothing armed and 30 ms in this one on a loaded host, 204 ms on the
+ * uninvolved CPU too in a CI run whose host also ran an MTTCG guest and
+ * builds; moving 1,000,000 in one hold cost the heir 661 ms, the others
+ * nothing (TCG runs them meanwhile).
  */
 #define HEIR_LATENCY_MS	100
 
@@ -273,7 +276,8 @@ static bool offline_measured(u64 *ns)
 }
 
 /* The worst latencies of each phase, compared at the end. */
-static u64 base_worst, si_heir_worst, si_dying_worst, si_worst, tl_control_worst, tl_worst;
+static u64 base_worst, si_heir_worst, si_dying_worst, si_other_worst, si_worst;
+static u64 tl_control_worst, tl_worst;
 
 static u64 lat_worst_all(void)
 {
@@ -282,6 +286,18 @@ static u64 lat_worst_all(void)
 
 	for_each_possible_cpu(cpu)
 		if (per_cpu_ptr(&lat, cpu)->cpu == cpu)
+			worst = max(worst, lat_worst(cpu));
+	return worst;
+}
+
+/* The host's stalls, as a CPU with no part in the offline saw them. */
+static u64 lat_worst_uninvolved(void)
+{
+	u64 worst = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		if (!strcmp(role_of(cpu), "other") && per_cpu_ptr(&lat, cpu)->cpu == cpu)
 			worst = max(worst, lat_worst(cpu));
 	return worst;
 }
@@ -622,6 +638,7 @@ SI_CHECKED(t_offline_moves_a_huge_wheel_in_chunks)
 		lat_report("si_timer", ns);
 		si_heir_worst = lat_worst(heir);
 		si_dying_worst = lat_worst(target);
+		si_other_worst = lat_worst_uninvolved();
 		si_worst = lat_worst_all();
 	}
 	lat_stop();
@@ -708,14 +725,14 @@ SI_CHECKED(t_latencies_compared)
 	}
 	si_diag("worst interrupt latency, offline with nothing armed: %llu us",
 		base_worst / NSEC_PER_USEC);
-	si_diag("%u si_timers: heir %llu us, dying %llu us, any CPU %llu us", nr_timers,
-		si_heir_worst / NSEC_PER_USEC, si_dying_worst / NSEC_PER_USEC,
-		si_worst / NSEC_PER_USEC);
+	si_diag("%u si_timers: heir %llu us, dying %llu us, uninvolved %llu us, any CPU %llu us",
+		nr_timers, si_heir_worst / NSEC_PER_USEC, si_dying_worst / NSEC_PER_USEC,
+		si_other_worst / NSEC_PER_USEC, si_worst / NSEC_PER_USEC);
 	si_diag("%u timer_lists: control %llu us, any CPU %llu us", nr_timers,
 		tl_control_worst / NSEC_PER_USEC, tl_worst / NSEC_PER_USEC);
-	SI_CHECK(si_heir_worst < HEIR_LATENCY_MS * NSEC_PER_MSEC,
-		 "the heir's worst latency %llu us, not under %d ms",
-		 si_heir_worst / NSEC_PER_USEC, HEIR_LATENCY_MS);
+	SI_CHECK(si_heir_worst < si_other_worst + HEIR_LATENCY_MS * NSEC_PER_MSEC,
+		 "the heir's worst latency %llu us, not under %d ms beyond an uninvolved CPU's %llu us",
+		 si_heir_worst / NSEC_PER_USEC, HEIR_LATENCY_MS, si_other_worst / NSEC_PER_USEC);
 	SI_CHECK(si_dying_worst <= tl_control_worst,
 		 "the dying CPU's worst latency %llu us, the control CPU's with timer_lists %llu us",
 		 si_dying_worst / NSEC_PER_USEC, tl_control_worst / NSEC_PER_USEC);
