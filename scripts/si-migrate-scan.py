@@ -48,7 +48,6 @@ KDIR (default: /lib/modules/$(uname -r)/build, else the newest
 /usr/src/linux-headers-*) names the kernel headers in which a foreign
 member's struct is looked up.
 """
-import functools
 import glob
 import os
 import re
@@ -73,7 +72,6 @@ def call_timer(u):
     return u.args[i] if i is not None and i < len(u.args) else None
 
 
-@functools.lru_cache(maxsize=None)
 def line_starts(t):
     """Offsets of the start of each line of t (index 0: line 1)."""
     return [0] + [m.end() for m in re.finditer(r"\n", t)]
@@ -396,17 +394,12 @@ def kept_group(texts, own, dwork):
         if params:
             takes.setdefault(name, {i: n for n, i in params.items()})
     uses = calls(texts)
-    by_caller, ptr_decls = {}, {}
-    for u in uses:
-        by_caller.setdefault((u.path, u.caller), []).append(u)
-    for d in FACTS.decls:
-        if d.function and timer_ptr(d.type):
-            ptr_decls.setdefault((d.path, d.function), []).append(d)
     for p, name, params, f in funcs:
         t = texts[p]
         s, e = body_span(t, f)
         body = t[s:e]
-        ptrs = [d for d in ptr_decls.get((p, name), ()) if f.start <= d.line <= f.end]
+        ptrs = [d for d in FACTS.decls if d.path == p and d.function == name and f.start <= d.line <= f.end
+                and timer_ptr(d.type)]
         locs = set(d.name for d in ptrs)
         decls = {}      # struct timer_list *a, *b: one declaration (one line)
         for d in ptrs:
@@ -427,8 +420,8 @@ def kept_group(texts, own, dwork):
                 return foreign(r), r
             return None, None
 
-        for u in by_caller.get((p, name), ()):
-            if not s <= u.pos < e:
+        for u in uses:
+            if u.path != p or u.caller != name or not s <= u.pos < e:
                 continue
             c, pos, args = u.callee, u.pos, u.args
             setup = c in ("timer_setup", "timer_setup_on_stack")
