@@ -91,13 +91,12 @@ def define_spans(t):
 
 class Use:
     """A call: its file, callee, the position of the callee's name in the
-    file, the argument texts (the source's, comments blanked), whether
+    file, the argument texts (the source's, comments blanked) and whether
     the parser read it (False: a call inside a #define's body, read as
-    text) and the function holding it (None at file scope, in a #define)."""
+    text)."""
 
-    def __init__(self, path, callee, pos, args, parsed=True, caller=None):
+    def __init__(self, path, callee, pos, args, parsed=True):
         self.path, self.callee, self.pos, self.args, self.parsed = path, callee, pos, args, parsed
-        self.caller = caller
 
 
 def unspace(arg):
@@ -136,7 +135,7 @@ def calls(texts, names=None):
             args = []
         if len(args) != len(c.args):
             args = [unspace(a) for a in c.args]
-        out.append(Use(c.path, c.callee, pos, args, caller=c.caller))
+        out.append(Use(c.path, c.callee, pos, args))
     for p, t in texts.items():
         for s, e in define_spans(t):
             for m in re.finditer(r"\b(\w+)\s*\(", t[s:e]):
@@ -314,38 +313,8 @@ KEPT = {}           # member or variable name -> why it stays a timer_list
 KEPT_FUNCS = {}     # function -> {timer_list * parameter or local kept: why}
 KEEP_AT = set()     # (path, line, column) of each word timer_list to keep
 TIMER_PTR = re.compile(r"^\s*(?:const\s+)?struct\s+timer_list\s*\*\s*(?:const\s+)?(\w+)\s*$")
-# Prototypes, which the parser does not report.
-PROTO = re.compile(r"^[A-Za-z_][^;{}()#]*?\b(\w+)\s*\(([^;{}]*?)\)\s*;", re.M)
-
-
-def timer_ptr(ctype):
-    """The parser's type is struct timer_list * (one level)."""
-    return c_facts.type_struct(ctype) == "timer_list" and re.sub(r"\s", "", ctype).endswith("timer_list*")
-
-
-def param_list(t, f):
-    """(start, end) of the text of the parameter list of the definition
-    the parser read as f (its name at f.line, f.col), or None."""
-    o = line_starts(t)[f.line - 1] + f.col
-    if t[o:o + len(f.name)] != f.name:
-        return None             # a name a macro made
-    m = re.match(r"\s*\(", t[o + len(f.name):])
-    if not m:
-        return None
-    i = o + len(f.name) + m.end() - 1
-    d = 0
-    for j in range(i, len(t)):
-        d += {"(": 1, ")": -1}.get(t[j], 0)
-        if d == 0:
-            return i + 1, j
-    return None
-
-
-def body_span(t, f):
-    """(start, end) of the text of the definition the parser read as f:
-    from its name's line to the end of its last line."""
-    ls = line_starts(t)
-    return ls[f.line - 1], ls[f.end] if f.end < len(ls) else len(t)
+FUNC_HEAD = re.compile(r"^[A-Za-z_][^;{}()#]*?\b(\w+)\s*\(([^;{}]*?)\)\s*(\{|;)", re.M)
+LOCAL_PTR = re.compile(r"\bstruct\s+timer_list\s*\*\s*(\w+)\s*[;=,)]")
 # Calls a callback may be handed to without escaping: the setups the kit
 # converts (or keeps, with their timer), and what is no call.
 CB_SETUPS = re.compile(r"(?:si_)?timer_setup(?:_on_stack)?|DEFINE_(?:SI_)?TIMER|__(?:SI_)?TIMER_INITIALIZER|"
@@ -381,29 +350,29 @@ def kept_group(texts, own, dwork):
         if ra != rb:
             parent[rb] = ra
 
-    # The definitions, their struct timer_list * parameters and locals, as
-    # the parser reads them.
-    funcs = []          # (path, name, {param: index}, c_facts.Function)
-    for fs in FACTS.functions.values():
-        for f in fs:
-            if f.path in texts:
-                funcs.append((f.path, f.name, {n: i for i, (n, ty) in enumerate(f.params) if timer_ptr(ty)}, f))
-    funcs.sort(key=lambda x: (list(texts).index(x[0]), x[3].start))
+    funcs = []          # (path, name, {param: index}, body start, body end)
+    for p, t in texts.items():
+        for m in FUNC_HEAD.finditer(t):
+            if m.group(3) != "{" or brace_depth(t, m.start()) != 0:
+                continue
+            params = {}
+            for i, a in enumerate(split_args(m.group(2))):
+                pm = TIMER_PTR.match(a)
+                if pm:
+                    params[pm.group(1)] = i
+            funcs.append((p, m.group(1), params, m.end() - 1, block_end(t, m.end() - 1)))
     takes = {}          # function -> {index: parameter}
-    for p, name, params, f in funcs:
+    for p, name, params, s, e in funcs:
         if params:
             takes.setdefault(name, {i: n for n, i in params.items()})
-    uses = calls(texts)
-    for p, name, params, f in funcs:
+    for p, name, params, s, e in funcs:
         t = texts[p]
-        s, e = body_span(t, f)
         body = t[s:e]
-        ptrs = [d for d in FACTS.decls if d.path == p and d.function == name and f.start <= d.line <= f.end
-                and timer_ptr(d.type)]
-        locs = set(d.name for d in ptrs)
-        decls = {}      # struct timer_list *a, *b: one declaration (one line)
-        for d in ptrs:
-            decls.setdefault(d.line, []).append(d.name)
+        locs, decls = set(LOCAL_PTR.findall(body)), []
+        for dm in re.finditer(r"\bstruct\s+timer_list\s+(\*[^;(){}]+);", body):
+            ns = [re.match(r"\s*\*\s*(\w+)", d) for d in dm.group(1).split(",")]
+            decls.append([n.group(1) for n in ns if n])
+            locs.update(decls[-1])
 
         def node(a, pos):
             a = a.strip()
@@ -420,12 +389,14 @@ def kept_group(texts, own, dwork):
                 return foreign(r), r
             return None, None
 
-        for u in uses:
-            if u.path != p or u.caller != name or not s <= u.pos < e:
-                continue
-            c, pos, args = u.callee, u.pos, u.args
-            setup = c in ("timer_setup", "timer_setup_on_stack")
+        for m in re.finditer(r"\b(\w+)\s*\(", body):
+            c, pos = m.group(1), s + m.start()
+            setup = re.fullmatch(r"timer_setup(?:_on_stack)?", c)
             if c not in takes and not setup:
+                continue
+            try:
+                args = call_args(body, m.end() - 1)
+            except ValueError:
                 continue
             if setup:
                 if len(args) >= 2 and args[1].strip() in takes:
@@ -442,11 +413,9 @@ def kept_group(texts, own, dwork):
                     if n:
                         union(n, ("p", c, pn), r and "%s() is also handed the kernel-owned timer %s"
                               % (c, r))
-        for ns in decls.values():
+        for ns in decls:        # struct timer_list *a, *b: one type
             for a, b in zip(ns, ns[1:]):
                 union(("l", name, a), ("l", name, b))
-        # What a local pointer is set to (in its declaration or later): the
-        # parser reports no assignment but a field's, so this is text.
         for loc in locs:
             for am in re.finditer(r"(?<![\w>.])%s\s*=(?!=)\s*([^;]+);" % re.escape(loc), body):
                 n, r = node(am.group(1), s + am.start())
@@ -457,21 +426,25 @@ def kept_group(texts, own, dwork):
     # whose address is handed to a function the files do not define: the
     # kernel will call it with a timer_list of its own.
     defined = set(f[1] for f in funcs)
-    for u in uses:
-        c = u.callee
-        if c in defined or CB_SETUPS.fullmatch(c) or c in takes:
-            continue
-        for a in u.args:
-            e = norm(a)
-            while e[:1] == "(" and e[-1:] == ")":
-                e = e[1:-1]
-            e = e.lstrip("&")
-            if e in takes:
-                r = "its callback %s() is passed to %s() (%s:%d), a function the files do not " \
-                    "define: the kernel calls it with a struct timer_list *" % (e, c, u.path,
-                                                                                 line_of(texts[u.path], u.pos))
-                for pn in takes[e].values():
-                    union(foreign(r), ("p", e, pn), r)
+    for p, t in texts.items():
+        for m in re.finditer(r"\b(\w+)\s*\(", t):
+            c = m.group(1)
+            if c in defined or CB_SETUPS.fullmatch(c) or c in takes:
+                continue
+            try:
+                args = call_args(t, m.end() - 1)
+            except ValueError:
+                continue
+            for a in args:
+                e = norm(a)
+                while e[:1] == "(" and e[-1:] == ")":
+                    e = e[1:-1]
+                e = e.lstrip("&")
+                if e in takes:
+                    r = "its callback %s() is passed to %s() (%s:%d), a function the files do not " \
+                        "define: the kernel calls it with a struct timer_list *" % (e, c, p, line_of(t, m.start()))
+                    for pn in takes[e].values():
+                        union(foreign(r), ("p", e, pn), r)
     # One declaration, one type.
     for p, t in texts.items():
         for m in re.finditer(r"\bstruct\s+(timer_list)\s+([^;(){}=]+)[;=]", t):
@@ -504,34 +477,22 @@ def kept_group(texts, own, dwork):
             names = [re.match(r"\s*\**\s*(\w+)", d) for d in m.group(2).split(",")]
             if any(n and n.group(1) in KEPT for n in names) and not m.group(2).lstrip().startswith("*"):
                 KEEP_AT.add((p,) + line_col(t, m.start(1)))
-        # The word timer_list of each kept parameter: the parser gives the
-        # definition's name and its parameters, no position for a type; a
-        # prototype, nothing.
-        heads = [(m.group(1), m.start(2), m.group(2)) for m in PROTO.finditer(t)]
-        for name, f in ((n, f) for n, fs in FACTS.functions.items() for f in fs if f.path == p):
-            pl = param_list(t, f)
-            if pl:
-                heads.append((name, pl[0], t[pl[0]:pl[1]]))
-        for name, start, plist in heads:
-            kept = KEPT_FUNCS.get(name, {})
+        for m in FUNC_HEAD.finditer(t):
+            kept = KEPT_FUNCS.get(m.group(1), {})
             if not kept:
                 continue
-            for i, a in enumerate(split_args(plist)):
+            for i, a in enumerate(split_args(m.group(2))):
                 pm = TIMER_PTR.match(a)
-                if (pm and pm.group(1) in kept) or (i in kept_idx.get(name, ()) and
+                if (pm and pm.group(1) in kept) or (i in kept_idx.get(m.group(1), ()) and
                                                     re.match(r"\s*(?:const\s+)?struct\s+timer_list\s*\*", a)):
                     w = re.search(r"timer_list", a)
-                    off = start + plist.index(a) + w.start()
+                    off = m.start(2) + m.group(2).index(a) + w.start()
                     KEEP_AT.add((p,) + line_col(t, off))
-    # The word timer_list of each kept local pointer: before its name, at
-    # the parser's position of the name.
-    for d in FACTS.decls:
-        if d.path in texts and d.function and d.name in KEPT_FUNCS.get(d.function, {}) and timer_ptr(d.type):
-            t = texts[d.path]
-            o = line_starts(t)[d.line - 1] + d.col
-            w = t.rfind("timer_list", 0, o)
-            if w >= 0:
-                KEEP_AT.add((d.path,) + line_col(t, w))
+            if m.group(3) == "{":
+                body_s = m.end() - 1
+                for lm in LOCAL_PTR.finditer(t, body_s, block_end(t, body_s)):
+                    if lm.group(1) in kept:
+                        KEEP_AT.add((p,) + line_col(t, lm.start() + lm.group(0).index("timer_list")))
 
 
 def typed_scan(texts):
