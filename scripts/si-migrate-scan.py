@@ -27,22 +27,7 @@ become si_hrtimers where the whole of each can (HrtPlan).
 The structs the files define, their members' types and the types of
 variables and parameters come from Coccinelle's parser (c_facts.py), which
 reads every #ifdef branch and is the parser that performs the conversion;
-so do the calls (calls(): at the parser's position of the callee, the
-argument texts sliced from the source there) that type a timer's
-expressions, list the kernel-owned timers' uses and the timers passed on,
-and the definitions, struct timer_list * parameters, local pointers and
-calls that decide the groups kept a timer_list (kept_group()).
-
-What stays text, because no parser gives it: the word timer_list/hrtimer
-to retype or keep (a type has no position in Coccinelle's metavariables:
-found after the parser's position of a definition's name, or before a
-local's); prototypes (the parser reports definitions only); DEFINE_TIMER()
-and other declaring macros; calls inside #define bodies (define_spans()),
-which the parser never reads as code; a local pointer's assignments (the
-parser reports a field's only); the declarators of one declaration;
-.function = assignments; and the soft hrtimer plan (HrtPlan), not moved
-yet. A call in a definition the parser skipped is not found: the converter
-is the same parser and does not rewrite that definition either.
+the uses of a timer are still found in the text.
 
 KDIR (default: /lib/modules/$(uname -r)/build, else the newest
 /usr/src/linux-headers-*) names the kernel headers in which a foreign
