@@ -42,95 +42,28 @@ import sys
 import c_facts
 from c_text import block_end, call_args, split_args, strip_comments
 
-# The timer calls, whose first argument is the timer.
-CALLS = set("timer_setup timer_setup_on_stack mod_timer mod_timer_pending timer_reduce add_timer "
-            "add_timer_on add_timer_local add_timer_global del_timer del_timer_sync "
-            "del_singleshot_timer_sync timer_delete timer_delete_sync try_to_del_timer_sync "
-            "timer_shutdown timer_shutdown_sync timer_pending destroy_timer_on_stack".split())
-# The socket's timer calls, whose second argument is the timer.
-SK_CALLS = set(("sk_reset_timer", "sk_stop_timer", "sk_stop_timer_sync"))
+CALLS = (r"timer_setup|timer_setup_on_stack|mod_timer|mod_timer_pending|timer_reduce|add_timer|"
+         r"add_timer_on|add_timer_local|add_timer_global|del_timer|del_timer_sync|"
+         r"del_singleshot_timer_sync|timer_delete|timer_delete_sync|try_to_del_timer_sync|"
+         r"timer_shutdown|timer_shutdown_sync|timer_pending|destroy_timer_on_stack")
+CALL = re.compile(r"\b(?P<fn>%s)\s*\(" % CALLS)
 
 
-def call_timer(u):
-    """The timer argument of a timer call or sk_*_timer() call, or None."""
-    i = 0 if u.callee in CALLS else 1 if u.callee in SK_CALLS else None
-    return u.args[i] if i is not None and i < len(u.args) else None
-
-
-def line_starts(t):
-    """Offsets of the start of each line of t (index 0: line 1)."""
-    return [0] + [m.end() for m in re.finditer(r"\n", t)]
-
-
-def define_spans(t):
-    """(start, end) of each #define, continuation lines included: code the
-    parser never reads as code."""
-    out = []
-    for m in re.finditer(r"^[ \t]*#[ \t]*define\b", t, re.M):
-        end = t.find("\n", m.end())
-        while end > 0 and t[:end].rstrip(" \t").endswith("\\"):
-            end = t.find("\n", end + 1)
-        out.append((m.start(), len(t) if end < 0 else end))
-    return out
-
-
-class Use:
-    """A call: its file, callee, the position of the callee's name in the
-    file, the argument texts (the source's, comments blanked) and whether
-    the parser read it (False: a call inside a #define's body, read as
-    text)."""
-
-    def __init__(self, path, callee, pos, args, parsed=True):
-        self.path, self.callee, self.pos, self.args, self.parsed = path, callee, pos, args, parsed
-
-
-def unspace(arg):
-    """A Coccinelle argument text ("& p -> lock") as C is written (&p->lock)."""
-    a = re.sub(r"\s*(->|\.|\[|\]|\(|\))\s*", r"\1", arg)
-    return re.sub(r"([&*!~])\s+(?=[\w(])", r"\1", a).strip()
-
-
-def calls(texts, names=None):
-    """The calls of the files (to one of names, if given), in order of
-    position: every call Coccinelle's parser reads, at the position it
-    gives, with its arguments' texts sliced from the source there (the
-    parser's own texts when an #if inside the call splits the source's);
-    and, read as text, the calls inside #define bodies, which the parser
-    never sees as code. A call in a definition the parser skipped is not
-    found: the converter, the same parser, does not rewrite it either."""
-    out, starts = [], {}
-    for c in FACTS.calls:
-        t = texts.get(c.path)
-        if t is None or (names is not None and c.callee not in names):
-            continue
-        if c.path not in starts:
-            starts[c.path] = line_starts(t)
-        ls = starts[c.path]
-        if c.line > len(ls):
-            continue
-        pos = ls[c.line - 1] + c.col
-        if t[pos:pos + len(c.callee)] != c.callee or \
-                not re.match(r"\s*\(", t[pos + len(c.callee):pos + len(c.callee) + 200]):
-            continue            # a name a macro made
-        try:
-            args = call_args(t, pos + len(c.callee))
-        except ValueError:
-            args = [unspace(a) for a in c.args]
-        if args == [""] and not c.args:
-            args = []
-        if len(args) != len(c.args):
-            args = [unspace(a) for a in c.args]
-        out.append(Use(c.path, c.callee, pos, args))
-    for p, t in texts.items():
-        for s, e in define_spans(t):
-            for m in re.finditer(r"\b(\w+)\s*\(", t[s:e]):
-                if names is not None and m.group(1) not in names:
-                    continue
-                if re.match(r"[ \t]*#[ \t]*define\s+%s\b" % re.escape(m.group(1)), t[s:e]):
-                    continue    # the macro's own name
-                out.append(Use(p, m.group(1), s + m.start(), call_args(t[s:e], m.end() - 1), False))
-    order = {p: i for i, p in enumerate(texts)}
-    return sorted(out, key=lambda u: (order[u.path], u.pos))
+def first_arg(text, pos):
+    """The first argument of the call whose '(' is at pos."""
+    depth, i = 0, pos
+    while i < len(text):
+        ch = text[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                return text[pos + 1:i]
+        elif ch == "," and depth == 1:
+            return text[pos + 1:i]
+        i += 1
+    return text[pos + 1:]
 
 
 def struct_defs(facts=None):
@@ -485,17 +418,21 @@ def typed_scan(texts):
     call whose types settle whether it is the driver's own."""
     members, timers = struct_defs()
     out = {}
-    exprs = [(u.path, call_timer(u), u.pos) for u in calls(texts, CALLS | SK_CALLS)]
     for p, t in texts.items():
+        exprs = []
+        for m in CALL.finditer(t):
+            exprs.append((first_arg(t, m.end() - 1), m.start()))
+        for m in re.finditer(r"\b(?:sk_reset_timer|sk_stop_timer|sk_stop_timer_sync)\s*\(", t):
+            a = call_args(t, m.end() - 1)
+            if len(a) >= 2:
+                exprs.append((a[1], m.start()))
         for m in FUNCTION_SET.finditer(t):
-            exprs.append((p, m.group("t"), m.start()))
-    for p, e, pos in exprs:
-        if e is None:
-            continue
-        v = typed_owner(p, pos, e, members, timers)
-        if v is not None:
-            # The same text typed two ways: leave it to the member name.
-            out[norm(e)] = v if out.get(norm(e), v) == v else None
+            exprs.append((m.group("t"), m.start()))
+        for e, pos in exprs:
+            v = typed_owner(p, pos, e, members, timers)
+            if v is not None:
+                # The same text typed two ways: leave it to the member name.
+                out[norm(e)] = v if out.get(norm(e), v) == v else None
     return {k: v for k, v in out.items() if v is not None}
 
 
@@ -503,32 +440,35 @@ FUNCTION_SET = re.compile(r"(?P<t>[\w.\->\[\]]+?)\s*(?:\.|->)\s*function\s*=\s*&
 
 
 def foreign_uses(texts, own, dwork, hrt=()):
-    """(path, line, call, expr, member, position, arguments) of each timer
-    call on a foreign timer, and of each .function set on one (no
-    arguments)."""
+    """(path, line, call, expr, member) of each timer call on a foreign
+    timer, and of each .function set on one."""
     out = []
-    for u in calls(texts, CALLS | SK_CALLS):
-        a = call_timer(u)
-        if a is not None and not owned(a, own, dwork):
-            out.append((u.path, line_of(texts[u.path], u.pos), u.callee, a.strip(), parts(a)[-1],
-                        u.pos, u.args))
     for p, t in texts.items():
+        for m in CALL.finditer(t):
+            a = first_arg(t, m.end() - 1)
+            if not owned(a, own, dwork):
+                out.append((p, t.count("\n", 0, m.start()) + 1, m.group("fn"), a.strip(),
+                            parts(a)[-1], m))
+        for m in re.finditer(r"\b(?P<fn>sk_reset_timer|sk_stop_timer|sk_stop_timer_sync)\s*\(", t):
+            a = call_args(t, m.end() - 1)
+            if len(a) >= 2 and not owned(a[1], own, dwork):
+                out.append((p, t.count("\n", 0, m.start()) + 1, m.group("fn"), a[1].strip(),
+                            parts(a[1])[-1], m))
         for m in FUNCTION_SET.finditer(t):
             a = m.group("t")
             if parts(a) and parts(a)[-1] not in hrt and not owned(a, own, dwork):
                 out.append((p, t.count("\n", 0, m.start()) + 1, ".function =", a.strip(),
-                            parts(a)[-1], m.start(), None))
-    order = {p: i for i, p in enumerate(texts)}
-    return sorted(out, key=lambda x: (order[x[0]], x[1], x[5]))
+                            parts(a)[-1], m))
+    return out
 
 
 def foreign_callbacks(texts, own, dwork, hrt=()):
     cbs = set()
-    for u in calls(texts, ("timer_setup", "timer_setup_on_stack")):
-        a = u.args
-        if len(a) >= 2 and not owned(a[0], own, dwork) and re.fullmatch(r"\w+", a[1]):
-            cbs.add(a[1])
     for p, t in texts.items():
+        for m in re.finditer(r"\btimer_setup(?:_on_stack)?\s*\(", t):
+            a = call_args(t, m.end() - 1)
+            if len(a) >= 2 and not owned(a[0], own, dwork) and re.fullmatch(r"\w+", a[1]):
+                cbs.add(a[1])
         for m in FUNCTION_SET.finditer(t):
             a = m.group("t")
             if parts(a) and parts(a)[-1] not in hrt and not owned(a, own, dwork):
@@ -547,16 +487,17 @@ def passed_on(texts, own, dwork):
     """(path, line, callee, argument) where a call outside the si_timer API
     gets one of the driver's timers, converted: it may want a timer_list."""
     out = []
-    for u in calls(texts):
-        if PASS_OK.match(u.callee) or u.callee in CALLS:
-            continue
-        for a in u.args:
-            if not a.startswith("&"):
+    for p, t in texts.items():
+        for m in re.finditer(r"\b(\w+)\s*\(", t):
+            if PASS_OK.match(m.group(1)) or re.fullmatch(CALLS, m.group(1)):
                 continue
-            pa = parts(a)
-            typed = typed_owner(u.path, u.pos, a, *STRUCTS) if STRUCTS else None
-            if len(pa) >= 2 and pa[-1] in own and typed is not False and owned(a, own, dwork):
-                out.append((u.path, line_of(texts[u.path], u.pos), u.callee, a))
+            for a in call_args(t, m.end() - 1):
+                if not a.startswith("&"):
+                    continue
+                pa = parts(a)
+                typed = typed_owner(p, m.start(), a, *STRUCTS) if STRUCTS else None
+                if len(pa) >= 2 and pa[-1] in own and typed is not False and owned(a, own, dwork):
+                    out.append((p, t.count("\n", 0, m.start()) + 1, m.group(1), a))
     return out
 
 
@@ -959,7 +900,7 @@ class HrtPlan:
             return (set(), p, pos, "call", arg) if arg else None
         if re.match(r"\s*(?:\.|->)\s*function\s*=", t[end:]):
             return ids, p, pos, "function", None
-        if c and (c[0] in CALLS or c[0].startswith("si_")):
+        if c and (re.fullmatch(CALLS, c[0]) or c[0].startswith("si_")):
             return None                 # a timer_list's, or converted
         return ids, p, pos, "call" if arg else "other", arg
 
@@ -1201,9 +1142,9 @@ def main():
     hplan = HrtPlan(texts, texts_raw, names_env("SI_HRT_EXCLUDE"))
     # Every hrtimer's name, whatever declares it: its .function is no timer_list's.
     hrt.update(hrt_decls(texts, ("hrtimer", "si_hrtimer")))
-    for u in calls(texts):
-        if re.fullmatch(r"(?:si_)?hrtimer_(?:setup|init)\w*", u.callee) and u.args:
-            hrt.update(parts(u.args[0])[-1:])
+    for t in texts.values():
+        for m in re.finditer(r"\b(?:si_)?hrtimer_(?:setup|init)\w*\s*\(", t):
+            hrt.update(parts(first_arg(t, m.end() - 1))[-1:])
     if sys.argv[1] == "env":
         print("SI_OWN_MEMBERS=%s" % shlex.quote(",".join(sorted(own - set(KEPT)))))
         print("SI_KEPT=%s" % shlex.quote(",".join(sorted(KEPT))))
@@ -1226,9 +1167,9 @@ def main():
         found = sorted(glob.glob("/usr/src/linux-headers-*"))
         kdir = found[-1] if found else kdir
     where = {}
-    for p, line, fn, expr, member, pos, args in foreign_uses(texts, own, dwork, hrt):
+    for p, line, fn, expr, member, m in foreign_uses(texts, own, dwork, hrt):
         p2 = parts(expr)
-        stype = container_type(p, pos, expr, STRUCTS[0])
+        stype = container_type(p, m.start(), expr, STRUCTS[0])
         if len(p2) >= 2 and (p2[-2] in dwork or p2[-2] in ("dwork", "work")):
             ks = ("struct delayed_work", "include/linux/workqueue.h")
         else:
@@ -1239,7 +1180,7 @@ def main():
             ks = where[key]
         if member in KEPT:
             print("%s:%d: %s(%s): kept a timer_list, left alone: %s"
-                  % (p, line, fn, ", ".join(" ".join(a.split()) for a in args)
+                  % (p, line, fn, ", ".join(" ".join(a.split()) for a in call_args(texts[p], m.end() - 1))
                      if fn != ".function =" else expr, KEPT[member]))
             continue
         if ks and ks[0] == "struct delayed_work":
@@ -1260,7 +1201,7 @@ def main():
         if fn == ".function =":
             what = texts_raw[p].split("\n")[line - 1].strip()
         else:
-            what = "%s(%s)" % (fn, ", ".join(" ".join(a.split()) for a in args))
+            what = "%s(%s)" % (fn, ", ".join(" ".join(a.split()) for a in call_args(texts[p], m.end() - 1)))
         print("%s:%d: %s: kernel-owned timer, left alone: %s" % (p, line, what, why))
     # In the order of the files given (si-migrate.sh --diff gives copies whose
     # names do not sort as the files' do): the same list in every mode.
