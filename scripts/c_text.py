@@ -15,14 +15,21 @@ def strip_comments(text):
                   blank, text, flags=re.S)
 
 
-def block_end(t, i):
-    """Index of the '}' closing the '{' at t[i] (len(t) if unclosed)."""
+def closing(t, i, pair="{}"):
+    """Index of the pair[1] closing the pair[0] at t[i] (len(t) if
+    unclosed)."""
+    step = {pair[0]: 1, pair[1]: -1}
     d = 0
     for j in range(i, len(t)):
-        d += {"{": 1, "}": -1}.get(t[j], 0)
+        d += step.get(t[j], 0)
         if d == 0:
             return j
     return len(t)
+
+
+def block_end(t, i):
+    """Index of the '}' closing the '{' at t[i] (len(t) if unclosed)."""
+    return closing(t, i)
 
 
 def split_args(s):

@@ -77,7 +77,7 @@ import sys
 
 import c_facts
 import kbuild_mod
-from c_text import block_end, call_args, split_args, strip_comments
+from c_text import block_end, call_args, closing, split_args, strip_comments
 
 LOCK_CALL = re.compile(
     r"\b(?P<fn>(?:raw_)?spin_(?:lock|trylock)(?:_bh|_irq|_irqsave|_nested|_irqsave_nested|"
@@ -562,8 +562,9 @@ def parsed_functions(path, text, facts):
             if text[o:o + len(f.name)] != f.name:
                 continue            # a name a macro made: read as text
             try:
-                # the parameter list, then the body's brace
-                close = paren_end(text, text.index("(", o + len(f.name)))
+                # the parameter list, then the body's brace (none found
+                # from len(text), where an unclosed list ends)
+                close = closing(text, text.index("(", o + len(f.name)), "()")
                 open_ = text.index("{", close)
             except ValueError:
                 continue
@@ -610,16 +611,6 @@ def line_starts(text):
         out.append(i + 1)
         i = text.find("\n", i + 1)
     return out
-
-
-def paren_end(text, i):
-    """Index of the ')' closing the '(' at text[i]."""
-    depth = 0
-    for j in range(i, len(text)):
-        depth += {"(": 1, ")": -1}.get(text[j], 0)
-        if depth == 0:
-            return j
-    raise ValueError("unclosed parenthesis")
 
 
 def macros(path, text):
