@@ -122,6 +122,18 @@ keep_modules() {
 	[ -f "$d/modules/config" ] || die "$k: no config in the packages"
 }
 
+# unpack D K: D made afresh, the packages download() fetched unpacked into
+# D/deb, and K's modules kept (keep_modules).
+unpack() {
+	local d=$1 k=$2 x
+	rm -rf "$d"
+	mkdir -p "$d/deb"
+	for x in "$APT"/debs/*.deb; do
+		dpkg-deb -x "$x" "$d/deb"
+	done
+	keep_modules "$d" "$k"
+}
+
 # The installed amd64 RT common headers of series $1 ("6.1" or "6.12"):
 # prints "ABI VERSION" (e.g. "6.1.0-57 6.1.192-3").
 installed_common_rt() {
@@ -134,7 +146,7 @@ installed_common_rt() {
 # Debian 6.x arm64 RT kernel K=ABI-rt-arm64 at VERSION, headers served by the
 # installed amd64 common-rt and kbuild of the same version.
 prepare_deb6() {
-	local series=$1 abi ver ver_img k d img kbuild x
+	local series=$1 abi ver ver_img k d img kbuild
 	read -r abi ver < <(installed_common_rt "$series") ||
 		die "linux-headers-$series*-common-rt (amd64) not installed: run make deps"
 	k=$abi-rt-arm64 d=$KERNELS/$k
@@ -154,12 +166,7 @@ prepare_deb6() {
 	fi
 	[ -n "$ver_img" ] || die "no $img in the arm64 archive"
 	download "$APT/debs" "$img=$ver_img" "linux-headers-$k=$ver"
-	rm -rf "$d"
-	mkdir -p "$d/deb"
-	for x in "$APT"/debs/*.deb; do
-		dpkg-deb -x "$x" "$d/deb"
-	done
-	keep_modules "$d" "$k"
+	unpack "$d" "$k"
 	mv "$d/deb/boot/vmlinuz-$k" "$d/vmlinuz"
 	# build/: the flavour headers where their relative scripts/tools links
 	# (../../lib/linux-kbuild-*/) find this machine's linux-kbuild.
@@ -204,12 +211,7 @@ prepare_newer() {
 	[ "$(version_of "linux-binary-unsigned-$k")" = "$ver" ] ||
 		die "$k: linux-binary-unsigned-$k $ver not in $NEWER_SUITES (arm64)"
 	download "$APT/debs" linux-{binary-unsigned,base,headers}-"$k=$ver"
-	rm -rf "$d"
-	mkdir -p "$d/deb"
-	for x in "$APT"/debs/*.deb; do
-		dpkg-deb -x "$x" "$d/deb"
-	done
-	keep_modules "$d" "$k"
+	unpack "$d" "$k"
 	mv "$d/modules/vmlinuz.unsigned" "$d/vmlinuz" 2>/dev/null ||
 		mv "$d/deb/boot/vmlinuz-$k" "$d/vmlinuz"
 	mkdir -p "$d/build"
